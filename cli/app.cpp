@@ -1,0 +1,221 @@
+#include "cli/app.h"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <fmt/format.h>
+#include <iostream>
+#include <sched.h>
+#include <unistd.h>
+
+#include "cli/parse.h"
+#include "cli/suggest.h"
+#include "kvm/error.h"
+#include "report/exporter.h"
+#include "report/file.h"
+#include "report/json.h"
+#include "suite/registry.h"
+#include "suite/runner.h"
+#include "vmm/image.h"
+#include "vmm/machine.h"
+
+#ifndef EB_VERSION
+#define EB_VERSION "dev"
+#endif
+
+namespace eb::cli {
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+void on_sigint(int) {
+    g_interrupted.store(true);
+    std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+}
+
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+struct HostError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+std::vector<const suite::TestSpec*> select_tests(const std::vector<std::string>& names,
+                                                 bool with_baseline) {
+    std::vector<const suite::TestSpec*> picked;
+    const auto& reg = suite::registry();
+    if (names.empty()) {
+        for (const auto& t : reg)
+            if (!t.internal) picked.push_back(&t);
+        return picked;
+    }
+    std::vector<std::string> known;
+    for (const auto& t : reg) {
+        known.push_back(t.name);
+        known.insert(known.end(), t.aliases.begin(), t.aliases.end());
+    }
+    for (const auto& n : names) {
+        const auto* t = suite::find_test(n);
+        if (!t) {
+            auto s = suggest(n, known);
+            throw UsageError(fmt::format("unknown test '{}'{}; 'exitbench list --all' shows them", n,
+                                         s ? fmt::format(" (did you mean '{}'?)", *s) : ""));
+        }
+        if (std::find(picked.begin(), picked.end(), t) == picked.end()) picked.push_back(t);
+    }
+    if (with_baseline) {
+        const auto* b = suite::find_test("baseline");
+        if (std::find(picked.begin(), picked.end(), b) == picked.end()) picked.push_back(b);
+    }
+    // Registry order, whatever order the names came in.
+    std::sort(picked.begin(), picked.end(), [&](auto* a, auto* b) { return a < b; });
+    return picked;
+}
+
+void check_cpu(int cpu) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && (cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &set)))
+        throw UsageError(fmt::format("--cpu {}: this process may not run on host CPU {}", cpu, cpu));
+}
+
+kvm::System open_kvm(const std::string& device) {
+    try {
+        auto sys = kvm::System::open(device);
+        vmm::check_host(sys);
+        return sys;
+    } catch (const std::exception& e) {
+        throw HostError(e.what());
+    }
+}
+
+int cmd_list(const std::string& device, bool all) {
+    auto sys = open_kvm(device);
+    auto ctx = suite::probe_context(sys);
+    size_t w = 4;
+    for (const auto& t : suite::registry())
+        if (all || !t.internal) w = std::max(w, t.name.size());
+    fmt::print("{:<{}} {:<22} {}\n", "test", w, "expects per iteration", "what it exercises");
+    for (const auto& t : suite::registry()) {
+        if (t.internal && !all) continue;
+        std::string expect = t.expect.kind == suite::ExitKind::None
+                                 ? "no exit"
+                                 : fmt::format("{:g} {} exit", t.expect.per_iter,
+                                               suite::exit_kind_name(t.expect.kind));
+        fmt::print("{:<{}} {:<22} {}\n", t.name, w, expect, t.summary);
+        if (!t.aliases.empty()) fmt::print("{:<{}}   alias: {}\n", "", w, fmt::join(t.aliases, ", "));
+        if (t.expect.may_be_zero)
+            fmt::print("{:<{}}   may measure no exit: {}\n", "", w, t.expect.zero_why);
+        if (auto why = t.skip_reason(ctx)) fmt::print("{:<{}}   skipped on this host: {}\n", "", w, *why);
+    }
+    fmt::print("\nKVM backend here: {}\n", vmm::backend_name(ctx.backend));
+    return kOk;
+}
+
+struct RunArgs {
+    std::vector<std::string> tests;
+    std::string iterations, repeats, time_goal, watchdog, json, format = "table";
+    int cpu = -1;
+    bool no_baseline = false;
+};
+
+int cmd_run(const std::string& device, const RunArgs& a) {
+    suite::RunSettings s;
+    if (!a.iterations.empty()) s.iterations = parse_positive("--iterations", a.iterations);
+    if (!a.repeats.empty()) s.repeats = static_cast<uint32_t>(std::min<uint64_t>(
+                                parse_positive("--repeats", a.repeats), 1u << 20));
+    if (!a.time_goal.empty()) s.time_goal_s = parse_duration("--time-goal", a.time_goal);
+    if (!a.watchdog.empty()) s.watchdog_s = parse_duration("--watchdog", a.watchdog);
+    if (a.cpu >= 0) {
+        check_cpu(a.cpu);
+        s.cpu = a.cpu;
+    }
+    s.baseline = !a.no_baseline;
+    auto exporter = report::make_exporter(a.format);
+    if (!exporter)
+        throw UsageError(fmt::format("--format must be one of {}, not '{}'",
+                                     fmt::join(report::format_names(), ", "), a.format));
+    auto tests = select_tests(a.tests, s.baseline);
+    if (!a.json.empty()) report::check_writable(a.json);
+
+    auto sys = open_kvm(device);
+    auto ctx = suite::probe_context(sys);
+    suite::RunReport rep;
+    rep.tool_version = EB_VERSION;
+    rep.settings = s;
+    rep.host = vmm::probe_host(ctx.tsc_khz);
+    suite::Runner runner(sys, vmm::GuestImage::embedded(), ctx, s, rep.host.tsc_mhz);
+
+    std::signal(SIGINT, on_sigint);
+    bool tty = isatty(STDERR_FILENO);
+    size_t i = 0;
+    rep.results = runner.run_all(tests, g_interrupted, [&](const suite::TestResult& r) {
+        ++i;
+        if (tty)
+            fmt::print(stderr, "[{}/{}] {} {} ({:.1f} s)\n", i, tests.size(), r.name,
+                       suite::status_name(r.status), r.wall_seconds);
+    });
+    std::signal(SIGINT, SIG_DFL);
+    rep.interrupted = g_interrupted.load();
+
+    std::cout << exporter->render(rep) << std::flush;
+    if (!a.json.empty()) report::write_file_atomic(a.json, report::to_json(rep).dump(2) + "\n");
+    if (rep.interrupted) return kInterrupted;
+    bool failed = std::any_of(rep.results.begin(), rep.results.end(),
+                              [](const auto& r) { return suite::is_failure(r.status); });
+    return failed ? kTestFailed : kOk;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"exitbench: what does one VM exit cost? A KVM VM-exit laboratory."};
+    app.set_version_flag("--version", EB_VERSION);
+    app.require_subcommand(1);
+    std::string device = "/dev/kvm";
+    app.add_option("--device", device, "KVM device node")->capture_default_str();
+
+    bool list_all = false;
+    auto* list = app.add_subcommand("list", "list the tests, what each expects, and skips on this host");
+    list->add_flag("--all", list_all, "include the harness self-tests");
+
+    RunArgs ra;
+    auto* run = app.add_subcommand("run", "run tests (all of the default suite when none are named)");
+    run->add_option("tests", ra.tests, "test names (see 'list')");
+    run->add_option("-n,--iterations", ra.iterations, "fixed iterations per batch (default: adaptive)");
+    run->add_option("-r,--repeats", ra.repeats, "measured batches per test (default 10)");
+    run->add_option("--time-goal", ra.time_goal, "adaptive batch duration, e.g. 20ms (default)");
+    run->add_option("--cpu", ra.cpu, "pin the vCPU thread to this host CPU");
+    run->add_option("--json", ra.json, "write the full result as JSON to FILE");
+    run->add_option("--format", ra.format, "stdout format: table, kut or json");
+    run->add_option("--watchdog", ra.watchdog, "declare a guest hung after this long without progress (default 3s)");
+    run->add_flag("--no-baseline", ra.no_baseline, "do not add the baseline test");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        if (e.get_exit_code() == 0) return app.exit(e);
+        fmt::print(stderr, "exitbench: error: {} (see --help)\n", e.what());
+        return kUsage;
+    }
+    try {
+        if (*list) return cmd_list(device, list_all);
+        return cmd_run(device, ra);
+    } catch (const UsageError& e) {
+        fmt::print(stderr, "exitbench: error: {}\n", e.what());
+        return kUsage;
+    } catch (const std::invalid_argument& e) {
+        fmt::print(stderr, "exitbench: error: {}\n", e.what());
+        return kUsage;
+    } catch (const HostError& e) {
+        fmt::print(stderr, "exitbench: error: {}\n", e.what());
+        return kHost;
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "exitbench: error: {}\n", e.what());
+        return kHost;
+    }
+}
+
+} // namespace eb::cli

@@ -1,0 +1,8 @@
+#pragma once
+
+namespace eb::cli {
+// Exit codes: 0 all good, 1 a test failed, 2 bad usage or input,
+// 3 the host cannot run exitbench, 130 interrupted.
+enum Exit { kOk = 0, kTestFailed = 1, kUsage = 2, kHost = 3, kInterrupted = 130 };
+int main(int argc, char** argv);
+}

@@ -1,0 +1,13 @@
+// Strict parsers for option values; each throws std::invalid_argument with a
+// message that names the option.
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace eb::cli {
+
+uint64_t parse_positive(const std::string& opt, const std::string& v);
+// "20ms", "0.5s", "250us", or plain seconds; must be > 0.
+double parse_duration(const std::string& opt, const std::string& v);
+
+} // namespace eb::cli

@@ -1,0 +1,37 @@
+#include "cli/suggest.h"
+
+#include <algorithm>
+
+namespace eb::cli {
+
+namespace {
+size_t distance(const std::string& a, const std::string& b) {
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j) {
+            size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
+            diag = up;
+        }
+    }
+    return row[b.size()];
+}
+} // namespace
+
+std::optional<std::string> suggest(const std::string& word, const std::vector<std::string>& candidates) {
+    std::optional<std::string> best;
+    size_t best_d = std::max<size_t>(2, word.size() / 3) + 1;
+    for (const auto& c : candidates) {
+        size_t d = distance(word, c);
+        if (d < best_d) {
+            best_d = d;
+            best = c;
+        }
+    }
+    return best;
+}
+
+} // namespace eb::cli

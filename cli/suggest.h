@@ -1,0 +1,9 @@
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace eb::cli {
+// The candidate closest to `word` by edit distance, if close enough to be a typo.
+std::optional<std::string> suggest(const std::string& word, const std::vector<std::string>& candidates);
+}

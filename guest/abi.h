@@ -1,0 +1,90 @@
+// The contract between the guest image and the VMM: guest-physical layout,
+// the image header, and the per-vCPU mailbox. Included by both sides, so it
+// is freestanding and pointer-free (guest addresses are plain u64).
+#pragma once
+#include <stdint.h>
+
+namespace eb::abi {
+
+constexpr uint32_t kImageMagic = 0x54495845;  // "EXIT"
+constexpr uint32_t kAbiVersion = 1;
+
+// Guest-physical layout; the guest is identity-mapped, so these are also
+// its virtual addresses.
+constexpr uint64_t kPml4 = 0x1000;
+constexpr uint64_t kPdpt = 0x2000;
+constexpr uint64_t kPd = 0x3000;           // four PDs: 0-4 GiB in 2 MiB pages
+constexpr uint64_t kGdt = 0x8000;
+constexpr uint64_t kIdt = 0x9000;
+constexpr uint64_t kTss = 0xa000;          // one 128-byte slot per vCPU
+constexpr uint64_t kBootInfo = 0x10000;
+constexpr uint64_t kMailboxes = 0x20000;   // one page per vCPU
+constexpr uint64_t kImageBase = 0x100000;
+constexpr uint64_t kImageMax = 0x100000;
+constexpr uint64_t kStacks = 0x200000;     // kStackSize per vCPU
+constexpr uint64_t kStackSize = 0x10000;
+constexpr uint32_t kMaxVcpus = 64;
+constexpr uint64_t kRamBytes = kStacks + kMaxVcpus * kStackSize + (8ull << 20);
+
+// Userspace test devices.
+constexpr uint16_t kUcallPort = 0x5e0;     // guest -> host messages
+constexpr uint16_t kUserPort = 0x1234;     // KUT's unassigned port, served by our VMM
+constexpr uint32_t kUserPortValue = 0xe1e1e1e1;
+constexpr uint64_t kUserMmio = 0xd0000000; // no memslot: every access exits to the VMM
+constexpr uint32_t kUserMmioValue = 0x5ca1ab1e;
+
+// GDT selectors.
+constexpr uint16_t kCodeSel = 0x08;
+constexpr uint16_t kDataSel = 0x10;
+constexpr uint16_t kTssSel = 0x18;         // vCPU n uses kTssSel + 16 * n
+
+enum Ucall : uint32_t {
+    kReady = 1,      // set up; waiting for the first command
+    kBatchDone = 2,  // mailbox.cycles holds the batch's TSC delta
+    kFail = 3,       // mailbox.msg says why
+    kException = 4,  // mailbox.exc describes it
+};
+
+struct ExceptionInfo {
+    uint64_t vector, error_code, rip, cs, rflags, rsp, cr2;
+};
+
+struct Mailbox {
+    uint64_t self;                 // its own address: the guest reads it at %gs:0
+    volatile uint64_t iterations;  // host -> guest: the next batch size
+    volatile uint64_t cycles;      // guest -> host
+    ExceptionInfo exc;
+    char msg[128];
+};
+
+struct BootInfo {
+    uint32_t magic;
+    uint32_t nr_vcpus;
+    uint64_t batch;      // guest address of the test's batch function
+    uint64_t setup;      // guest address of its setup function, or 0
+};
+
+// One per guest test body; the host looks bodies up by name.
+struct BodyEntry {
+    uint64_t name;       // guest address of a NUL-terminated name
+    uint64_t batch;      // uint64_t (*)(uint64_t iterations): TSC delta
+    uint64_t setup;      // void (*)(void), or 0
+};
+
+static_assert(sizeof(BodyEntry) == 24, "the guest packs BodyEntry arrays back to back");
+
+struct ImageHeader {
+    uint32_t magic;
+    uint32_t abi_version;
+    uint64_t entry;           // 64-bit entry; rdi = vCPU index, rsp set by host
+    uint64_t isr_stubs;       // 256 stubs, kIsrStubSize bytes apart
+    uint64_t bodies_begin;    // BodyEntry array
+    uint64_t bodies_end;
+    uint64_t image_end;       // end of .bss
+};
+constexpr uint64_t kIsrStubSize = 16;
+
+inline constexpr uint64_t mailbox_gpa(uint32_t vcpu) { return kMailboxes + 0x1000ull * vcpu; }
+inline constexpr uint64_t stack_top(uint32_t vcpu) { return kStacks + kStackSize * (vcpu + 1); }
+
+} // namespace eb::abi

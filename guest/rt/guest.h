@@ -1,0 +1,79 @@
+// Freestanding helpers for guest code and the GUEST_TEST macro.
+#pragma once
+#include <stdint.h>
+
+#include "guest/abi.h"
+
+namespace eb::g {
+
+inline uint64_t rdtsc_ordered() {
+    uint32_t lo, hi;
+    asm volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) :: "memory");
+    return (uint64_t(hi) << 32) | lo;
+}
+
+inline void cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4]) {
+    asm volatile("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(leaf), "c"(sub));
+}
+
+inline uint8_t inb(uint16_t port) {
+    uint8_t v;
+    asm volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
+    return v;
+}
+inline uint32_t inl(uint16_t port) {
+    uint32_t v;
+    asm volatile("inl %1, %0" : "=a"(v) : "Nd"(port));
+    return v;
+}
+inline void outb(uint16_t port, uint8_t v) { asm volatile("outb %0, %1" :: "a"(v), "Nd"(port)); }
+inline void outl(uint16_t port, uint32_t v) { asm volatile("outl %0, %1" :: "a"(v), "Nd"(port)); }
+
+inline uint64_t rdmsr(uint32_t msr) {
+    uint32_t lo, hi;
+    asm volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
+    return (uint64_t(hi) << 32) | lo;
+}
+inline void wrmsr(uint32_t msr, uint64_t v) {
+    asm volatile("wrmsr" :: "c"(msr), "a"(uint32_t(v)), "d"(uint32_t(v >> 32)) : "memory");
+}
+
+inline uint32_t mmio_read32(uint64_t gpa) { return *reinterpret_cast<volatile uint32_t*>(gpa); }
+
+[[noreturn]] inline void halt_forever() {
+    for (;;) asm volatile("cli; hlt");
+}
+
+inline abi::Mailbox* mailbox() {
+    uint64_t self;
+    asm volatile("mov %%gs:0, %0" : "=r"(self));
+    return reinterpret_cast<abi::Mailbox*>(self);
+}
+
+inline void ucall(abi::Ucall u) { outl(abi::kUcallPort, u); }
+
+// Reports a failed check to the host; the test ends there.
+[[noreturn]] void fail(const char* msg);
+
+} // namespace eb::g
+
+// One guest test body. The loop and its timestamps live here, so every body
+// gets the same loop as the baseline and the body is inlined into it.
+#define EB_GUEST_BODY(name, setup_fn)                                                       \
+    static inline __attribute__((always_inline)) void eb_body_##name();                     \
+    static uint64_t eb_batch_##name(uint64_t n) {                                           \
+        uint64_t t0 = ::eb::g::rdtsc_ordered();                                             \
+        for (uint64_t i = 0; i < n; ++i) {                                                  \
+            eb_body_##name();                                                               \
+            asm volatile("" ::: "memory");                                                  \
+        }                                                                                   \
+        return ::eb::g::rdtsc_ordered() - t0;                                               \
+    }                                                                                       \
+    __attribute__((section("eb_bodies"), used, aligned(8))) static const ::eb::abi::BodyEntry         \
+        eb_entry_##name = {reinterpret_cast<uint64_t>(#name),                               \
+                           reinterpret_cast<uint64_t>(eb_batch_##name),                     \
+                           reinterpret_cast<uint64_t>(setup_fn)};                           \
+    static inline void eb_body_##name()
+
+#define GUEST_TEST(name) EB_GUEST_BODY(name, nullptr)
+#define GUEST_TEST_WITH_SETUP(name, setup) EB_GUEST_BODY(name, setup)

@@ -1,0 +1,21 @@
+#include "kvm/error.h"
+
+#include <cerrno>
+#include <cstring>
+#include <sys/ioctl.h>
+
+namespace eb::kvm {
+
+Error::Error(std::string what, int err)
+    : std::runtime_error(what + ": " + std::strerror(err)), err_(err) {}
+
+int checked_ioctl(int fd, unsigned long req, unsigned long arg, const char* name) {
+    int r;
+    do {
+        r = ::ioctl(fd, req, arg);
+    } while (r < 0 && errno == EINTR); // KVM_RUN, which must see EINTR, has its own path
+    if (r < 0) throw Error(name, errno);
+    return r;
+}
+
+} // namespace eb::kvm

@@ -1,0 +1,49 @@
+// C layouts of the KVM structs that end in a flexible array.
+// linux-libc-dev 6.1 wraps those arrays in __DECLARE_FLEX_ARRAY, whose empty
+// struct has size 1 in C++: the arrays move and the ioctl numbers, which encode
+// sizeof, change. kvm/ uses these mirrors instead of the header's structs.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <linux/kvm.h>
+
+namespace eb::kvm::uapi {
+
+struct Cpuid2 {        // then kvm_cpuid_entry2[nent]
+    uint32_t nent, padding;
+};
+struct Msrs {          // then kvm_msr_entry[nmsrs]
+    uint32_t nmsrs, pad;
+};
+struct MsrList {       // then uint32_t[nmsrs]
+    uint32_t nmsrs;
+};
+struct StatsDesc {     // then char name[name_size]
+    uint32_t flags;
+    int16_t exponent;
+    uint16_t size;
+    uint32_t offset;
+    uint32_t bucket_size;
+};
+static_assert(sizeof(Cpuid2) == 8 && sizeof(Msrs) == 8 && sizeof(MsrList) == 4 &&
+              sizeof(StatsDesc) == 16);
+
+inline constexpr unsigned long kGetMsrIndexList = _IOWR(KVMIO, 0x02, MsrList);
+inline constexpr unsigned long kGetSupportedCpuid = _IOWR(KVMIO, 0x05, Cpuid2);
+inline constexpr unsigned long kGetMsrs = _IOWR(KVMIO, 0x88, Msrs);
+inline constexpr unsigned long kSetMsrs = _IOW(KVMIO, 0x89, Msrs);
+inline constexpr unsigned long kSetCpuid2 = _IOW(KVMIO, 0x90, Cpuid2);
+inline constexpr unsigned long kGetCpuid2 = _IOWR(KVMIO, 0x91, Cpuid2);
+
+// A header followed by `n` entries, zeroed and suitably aligned.
+template <class Header, class Entry>
+class Flex {
+public:
+    explicit Flex(uint32_t n) : buf_(new uint64_t[(sizeof(Header) + n * sizeof(Entry) + 7) / 8]()) {}
+    Header* hdr() { return reinterpret_cast<Header*>(buf_.get()); }
+    Entry* entries() { return reinterpret_cast<Entry*>(reinterpret_cast<uint8_t*>(buf_.get()) + sizeof(Header)); }
+private:
+    std::unique_ptr<uint64_t[]> buf_;
+};
+
+} // namespace eb::kvm::uapi

@@ -1,0 +1,54 @@
+// A vCPU fd and its mmap'ed kvm_run.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include <linux/kvm.h>
+
+#include "kvm/fd.h"
+
+namespace eb::kvm {
+
+class StatsFd;
+
+class Vcpu {
+public:
+    Vcpu(Fd fd, uint32_t id, size_t mmap_size);
+    Vcpu(Vcpu&& o) noexcept;
+    Vcpu& operator=(Vcpu&&) = delete;
+    Vcpu(const Vcpu&) = delete;
+    ~Vcpu();
+
+    // One KVM_RUN. Returns false when it was interrupted (EINTR: a signal or
+    // immediate_exit); other failures throw.
+    bool run();
+
+    kvm_regs regs() const;
+    void set_regs(const kvm_regs& r);
+    kvm_sregs sregs() const;
+    void set_sregs(const kvm_sregs& s);
+    void set_cpuid(const std::vector<kvm_cpuid_entry2>& entries);
+    std::vector<kvm_cpuid_entry2> cpuid() const;
+    // Reads one MSR; nullopt if KVM does not know it.
+    std::optional<uint64_t> msr(uint32_t index) const;
+    void set_msr(uint32_t index, uint64_t value);
+    uint64_t tsc_khz() const;
+    kvm_mp_state mp_state() const;
+    void set_mp_state(uint32_t state);
+    kvm_lapic_state lapic() const;
+    void set_lapic(const kvm_lapic_state& s);
+    StatsFd stats_fd() const;
+
+    kvm_run* run_struct() const { return run_; }
+    uint32_t id() const { return id_; }
+    int fd() const { return fd_.get(); }
+
+private:
+    Fd fd_;
+    uint32_t id_;
+    kvm_run* run_;
+    size_t mmap_size_;
+};
+
+} // namespace eb::kvm

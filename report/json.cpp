@@ -1,0 +1,143 @@
+#include "report/json.h"
+
+#include <stdexcept>
+
+#include "report/exporter.h"
+#include "stats/summary.h"
+
+namespace eb::report {
+
+using nlohmann::json;
+
+namespace {
+
+json host_json(const vmm::HostFacts& h) {
+    return {{"cpu_model", h.cpu_model},         {"cpu_vendor", h.cpu_vendor},
+            {"kernel_release", h.kernel_release}, {"backend", vmm::backend_name(h.backend)},
+            {"backend_module", h.backend_module}, {"tsc_mhz", h.tsc_mhz},
+            {"tsc_source", h.tsc_source},         {"tsc_calibrated_mhz", h.tsc_calibrated_mhz},
+            {"host_cpus", h.host_cpus}};
+}
+
+json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+json result_json(const suite::TestResult& t, const std::optional<double>& base, double tsc_mhz) {
+    json j = {{"name", t.name},
+              {"status", suite::status_name(t.status)},
+              {"detail", t.detail},
+              {"iterations_per_batch", t.iterations},
+              {"samples_cycles_per_iter", t.samples},
+              {"exits",
+               {{"kind", t.exits.kind},
+                {"expected_per_iter", t.exits.expected},
+                {"measured_per_iter", opt(t.exits.measured)},
+                {"source", t.exits.source},
+                {"note", t.exits.note}}},
+              {"kvm_stats_per_iter", t.kvm_stats_per_iter},
+              {"wall_seconds", t.wall_seconds}};
+    if (!t.samples.empty()) {
+        double m = stats::median(t.samples);
+        j["summary"] = {{"median_cycles", m},
+                        {"min_cycles", stats::min(t.samples)},
+                        {"max_cycles", stats::max(t.samples)},
+                        {"median_ns", m / tsc_mhz * 1e3},
+                        {"minus_baseline_cycles",
+                         base && t.name != "baseline" ? json(m - *base) : json(nullptr)}};
+    }
+    return j;
+}
+
+template <class T>
+T field(const json& j, const char* key, const char* where) {
+    if (!j.is_object() || !j.contains(key))
+        throw std::runtime_error(std::string("missing \"") + key + "\" in " + where);
+    try {
+        return j.at(key).get<T>();
+    } catch (const json::exception&) {
+        throw std::runtime_error(std::string("\"") + key + "\" in " + where + " has the wrong type");
+    }
+}
+
+} // namespace
+
+json to_json(const suite::RunReport& r) {
+    auto base = suite::baseline_cycles(r);
+    json results = json::array();
+    for (const auto& t : r.results) results.push_back(result_json(t, base, r.host.tsc_mhz));
+    const auto& s = r.settings;
+    return {{"schema", "exitbench-run"},
+            {"schema_version", kSchemaVersion},
+            {"tool_version", r.tool_version},
+            {"host", host_json(r.host)},
+            {"settings",
+             {{"iterations", s.iterations ? json(*s.iterations) : json(nullptr)},
+              {"repeats", s.repeats},
+              {"time_goal_s", s.time_goal_s},
+              {"cpu", s.cpu ? json(*s.cpu) : json(nullptr)},
+              {"watchdog_s", s.watchdog_s},
+              {"baseline", s.baseline}}},
+            {"interrupted", r.interrupted},
+            {"baseline_cycles", opt(base)},
+            {"results", results}};
+}
+
+suite::RunReport from_json(const json& j) {
+    if (!j.is_object() || j.value("schema", "") != "exitbench-run")
+        throw std::runtime_error("not an exitbench run result (no \"schema\": \"exitbench-run\")");
+    int v = field<int>(j, "schema_version", "the document");
+    if (v != kSchemaVersion)
+        throw std::runtime_error("schema version " + std::to_string(v) + " is not supported (this " +
+                                 "exitbench reads version " + std::to_string(kSchemaVersion) + ")");
+    suite::RunReport r;
+    r.tool_version = field<std::string>(j, "tool_version", "the document");
+    r.interrupted = field<bool>(j, "interrupted", "the document");
+    const json& h = j.at("host");
+    r.host.cpu_model = field<std::string>(h, "cpu_model", "host");
+    r.host.cpu_vendor = field<std::string>(h, "cpu_vendor", "host");
+    r.host.kernel_release = field<std::string>(h, "kernel_release", "host");
+    r.host.backend = vmm::backend_from_name(field<std::string>(h, "backend", "host"));
+    r.host.backend_module = field<std::string>(h, "backend_module", "host");
+    r.host.tsc_mhz = field<double>(h, "tsc_mhz", "host");
+    r.host.tsc_source = field<std::string>(h, "tsc_source", "host");
+    r.host.tsc_calibrated_mhz = field<double>(h, "tsc_calibrated_mhz", "host");
+    r.host.host_cpus = field<int>(h, "host_cpus", "host");
+    const json& s = j.at("settings");
+    if (!s.at("iterations").is_null()) r.settings.iterations = field<uint64_t>(s, "iterations", "settings");
+    r.settings.repeats = field<uint32_t>(s, "repeats", "settings");
+    r.settings.time_goal_s = field<double>(s, "time_goal_s", "settings");
+    if (!s.at("cpu").is_null()) r.settings.cpu = field<int>(s, "cpu", "settings");
+    r.settings.watchdog_s = field<double>(s, "watchdog_s", "settings");
+    r.settings.baseline = field<bool>(s, "baseline", "settings");
+    for (const json& t : field<json>(j, "results", "the document")) {
+        suite::TestResult x;
+        x.name = field<std::string>(t, "name", "a result");
+        auto st = suite::status_from_name(field<std::string>(t, "status", "a result"));
+        if (!st) throw std::runtime_error("unknown status in result " + x.name);
+        x.status = *st;
+        x.detail = field<std::string>(t, "detail", "a result");
+        x.iterations = field<uint64_t>(t, "iterations_per_batch", "a result");
+        x.samples = field<std::vector<double>>(t, "samples_cycles_per_iter", "a result");
+        const json& e = field<json>(t, "exits", "a result");
+        x.exits.kind = field<std::string>(e, "kind", "exits");
+        x.exits.expected = field<double>(e, "expected_per_iter", "exits");
+        if (!e.at("measured_per_iter").is_null())
+            x.exits.measured = field<double>(e, "measured_per_iter", "exits");
+        x.exits.source = field<std::string>(e, "source", "exits");
+        x.exits.note = field<std::string>(e, "note", "exits");
+        x.kvm_stats_per_iter = field<std::map<std::string, double>>(t, "kvm_stats_per_iter", "a result");
+        x.wall_seconds = field<double>(t, "wall_seconds", "a result");
+        r.results.push_back(std::move(x));
+    }
+    return r;
+}
+
+namespace {
+class Json : public Exporter {
+public:
+    std::string render(const suite::RunReport& r) const override { return to_json(r).dump(2) + "\n"; }
+};
+} // namespace
+
+std::unique_ptr<Exporter> json_exporter() { return std::make_unique<Json>(); }
+
+} // namespace eb::report

@@ -1,0 +1,77 @@
+// The human report: one row per test, then the notes the rows refer to.
+#include <fmt/format.h>
+#include <map>
+
+#include "report/exporter.h"
+#include "stats/summary.h"
+
+namespace eb::report {
+
+namespace {
+
+std::string exits_cell(const suite::TestResult& t) {
+    if (t.samples.empty()) return "-";
+    std::string exp = fmt::format("{:g}", t.exits.expected);
+    if (!t.exits.measured) return fmt::format("unverified ({})", exp);
+    return fmt::format("{:.2f} ({})", *t.exits.measured, exp);
+}
+
+class Table : public Exporter {
+public:
+    std::string render(const suite::RunReport& r) const override {
+        const auto& h = r.host;
+        std::string out = fmt::format(
+            "exitbench {} on {} ({}), kernel {}, KVM backend {} ({}), TSC {:.3f} MHz\n",
+            r.tool_version, h.cpu_model, h.cpu_vendor, h.kernel_release,
+            vmm::backend_name(h.backend), h.backend_module, h.tsc_mhz);
+        const auto& s = r.settings;
+        out += fmt::format("batches: {}; {} repeats; vCPU {}\n\n",
+                           s.iterations ? fmt::format("{} iterations", *s.iterations)
+                                        : fmt::format("adaptive, time goal {:g} ms", s.time_goal_s * 1e3),
+                           s.repeats, s.cpu ? fmt::format("pinned to CPU {}", *s.cpu) : "unpinned");
+        size_t w = 4;
+        for (const auto& t : r.results) w = std::max(w, t.name.size());
+        out += fmt::format("{:<{}} {:>11} {:>10} {:>10} {:>10} {:>10}  {:<20} {}\n", "test", w,
+                           "cycles/iter", "min", "max", "ns/iter", "-baseline", "exits/iter (exp)",
+                           "status");
+        auto base = suite::baseline_cycles(r);
+        std::map<std::string, std::vector<std::string>> notes;  // note -> tests
+        std::vector<std::string> details;
+        std::map<std::string, int> counts;
+        for (const auto& t : r.results) {
+            counts[suite::status_name(t.status)]++;
+            std::string med = "-", lo = "-", hi = "-", ns = "-", net = "-";
+            if (!t.samples.empty()) {
+                double m = stats::median(t.samples);
+                med = fmt::format("{:.0f}", m);
+                lo = fmt::format("{:.0f}", stats::min(t.samples));
+                hi = fmt::format("{:.0f}", stats::max(t.samples));
+                ns = fmt::format("{:.1f}", m / h.tsc_mhz * 1e3);
+                if (base && t.name != "baseline") net = fmt::format("{:.0f}", m - *base);
+            }
+            out += fmt::format("{:<{}} {:>11} {:>10} {:>10} {:>10} {:>10}  {:<20} {}\n", t.name, w, med,
+                               lo, hi, ns, net, exits_cell(t), suite::status_name(t.status));
+            if (!t.detail.empty() && t.status != suite::Status::NoExit)
+                details.push_back(fmt::format("  {} ({}): {}", t.name, suite::status_name(t.status),
+                                              t.detail));
+            if (!t.exits.note.empty() && !t.samples.empty())
+                notes[t.exits.note].push_back(t.name);
+        }
+        if (!details.empty() || !notes.empty()) out += "\n";
+        for (const auto& d : details) out += d + "\n";
+        for (const auto& [note, tests] : notes)
+            out += fmt::format("  {}: {}\n", fmt::join(tests, ", "), note);
+        out += "\n";
+        std::vector<std::string> parts;
+        for (const auto& [k, v] : counts) parts.push_back(fmt::format("{} {}", v, k));
+        out += fmt::format("{} tests: {}{}\n", r.results.size(), fmt::join(parts, ", "),
+                           r.interrupted ? " (interrupted: later tests did not run)" : "");
+        return out;
+    }
+};
+
+} // namespace
+
+std::unique_ptr<Exporter> table_exporter() { return std::make_unique<Table>(); }
+
+} // namespace eb::report

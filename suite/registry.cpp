@@ -1,0 +1,68 @@
+#include "suite/registry.h"
+
+namespace eb::suite {
+
+namespace {
+
+std::vector<TestSpec> build() {
+    const std::string no_cr8_exit =
+        "with an in-kernel LAPIC, VMX's TPR shadow and SVM's CR8 handling usually let the guest "
+        "access CR8 without an exit";
+    return {
+        {.name = "baseline", .summary = "empty loop body: the loop overhead every other test carries",
+         .body = "baseline", .expect = no_exit()},
+        {.name = "cpuid", .summary = "CPUID leaf 0, answered by KVM", .body = "cpuid",
+         .expect = kernel_exits(1)},
+        {.name = "vmcall",
+         .summary = "hypercall with rax=0 (VMCALL on Intel, VMMCALL on AMD), handled by KVM",
+         .body = Body("vmcall", "vmmcall"), .expect = kernel_exits(1), .needs = {known_vendor()}},
+        {.name = "mov_from_cr8", .summary = "read CR8 (TPR)", .body = "mov_from_cr8",
+         .expect = kernel_exits(1).maybe_none(no_cr8_exit)},
+        {.name = "mov_to_cr8", .summary = "write 0 to CR8 (TPR)", .body = "mov_to_cr8",
+         .expect = kernel_exits(1).maybe_none(no_cr8_exit)},
+        {.name = "inl_from_qemu", .summary = "32-bit port read that exits to the VMM's userspace device",
+         .body = "inl_from_qemu", .expect = user_io_exits(1), .aliases = {"inl_from_user"}},
+        {.name = "inl_from_kernel", .summary = "port read of ELCR (0x4d0), emulated by the in-kernel PIC",
+         .body = "inl_from_kernel", .expect = kernel_exits(1)},
+        {.name = "outl_to_kernel", .summary = "port write of ELCR (0x4d0), emulated by the in-kernel PIC",
+         .body = "outl_to_kernel", .expect = kernel_exits(1)},
+        {.name = "wr_kernel_gs_base", .summary = "WRMSR KERNEL_GS_BASE", .body = "wr_kernel_gs_base",
+         .expect = kernel_exits(1).maybe_none("VMX and SVM usually pass KERNEL_GS_BASE through")},
+        {.name = "wr_tsc_adjust_msr", .summary = "WRMSR IA32_TSC_ADJUST=0", .body = "wr_tsc_adjust_msr",
+         .expect = kernel_exits(1)},
+        {.name = "rd_tsc_adjust_msr", .summary = "RDMSR IA32_TSC_ADJUST", .body = "rd_tsc_adjust_msr",
+         .expect = kernel_exits(1)},
+        {.name = "mmio_from_user",
+         .summary = "32-bit MMIO read of a GPA with no memslot, answered by the VMM",
+         .body = "mmio_from_user", .expect = user_mmio_exits(1)},
+
+        // Self-tests of the harness: each misbehaves on purpose.
+        {.name = "selftest_fault", .summary = "executes UD2: must come back as a reported #UD",
+         .body = "selftest_fault", .expect = no_exit(), .internal = true},
+        {.name = "selftest_hang", .summary = "spins forever: the watchdog must stop it",
+         .body = "selftest_hang", .expect = no_exit(), .internal = true},
+        {.name = "selftest_unexpected_exit",
+         .summary = "writes a port no device serves: an unexpected exit",
+         .body = "selftest_unexpected_exit", .expect = no_exit(), .internal = true},
+        {.name = "selftest_fail", .summary = "its setup reports a failed check",
+         .body = "selftest_fail", .expect = no_exit(), .internal = true},
+    };
+}
+
+} // namespace
+
+const std::vector<TestSpec>& registry() {
+    static const std::vector<TestSpec> r = build();
+    return r;
+}
+
+const TestSpec* find_test(std::string_view name) {
+    for (const auto& t : registry()) {
+        if (t.name == name) return &t;
+        for (const auto& a : t.aliases)
+            if (a == name) return &t;
+    }
+    return nullptr;
+}
+
+} // namespace eb::suite

@@ -1,0 +1,67 @@
+// What a run produces; the report layer renders it, JSON round-trips it.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vmm/host.h"
+
+namespace eb::suite {
+
+enum class Status {
+    Ok,           // ran; exits verified as expected
+    Unverified,   // ran; the host's counters cannot confirm the exits
+    NoExit,       // ran; verified that no exit happened (allowed for this test)
+    Mismatch,     // ran; verified exits contradict the expectation
+    Failed,       // guest exception, failed check, or unexpected exit
+    Hung,         // stopped by the watchdog
+    Skipped,      // a requirement is missing
+    Error,        // host-side failure
+    Interrupted,  // Ctrl-C
+};
+const char* status_name(Status s);
+std::optional<Status> status_from_name(const std::string& s);
+bool is_failure(Status s);
+
+struct ExitCheck {
+    std::string kind;                // exit_kind_name of the expectation
+    double expected = 0;             // per iteration
+    std::optional<double> measured;  // per iteration; nullopt = unverified
+    std::string source;              // the counter it came from
+    std::string note;                // why unverified, or why zero is fine
+};
+
+struct RunSettings {
+    std::optional<uint64_t> iterations;  // fixed batch size; adaptive when unset
+    uint32_t repeats = 10;
+    double time_goal_s = 0.02;           // adaptive: grow the batch until it takes this long
+    std::optional<int> cpu;              // host CPU for the vCPU thread
+    double watchdog_s = 3.0;             // no guest progress for this long = hung
+    bool baseline = true;
+};
+
+struct TestResult {
+    std::string name;
+    Status status = Status::Error;
+    std::string detail;                  // skip reason, failure, registers
+    uint64_t iterations = 0;             // per batch
+    std::vector<double> samples;         // TSC cycles per iteration, one per repeat
+    ExitCheck exits;
+    std::map<std::string, double> kvm_stats_per_iter;
+    double wall_seconds = 0;
+};
+
+struct RunReport {
+    std::string tool_version;
+    vmm::HostFacts host;
+    RunSettings settings;
+    std::vector<TestResult> results;
+    bool interrupted = false;
+};
+
+// Median of the baseline test's samples, if it ran.
+std::optional<double> baseline_cycles(const RunReport& r);
+
+} // namespace eb::suite

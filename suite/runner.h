@@ -1,0 +1,37 @@
+// Runs registry tests, each in a fresh VM, under a watchdog.
+#pragma once
+#include <atomic>
+#include <functional>
+#include <vector>
+
+#include "kvm/system.h"
+#include "suite/result.h"
+#include "suite/spec.h"
+#include "vmm/image.h"
+
+namespace eb::suite {
+
+// Probes what the tests' requirements ask about (one throwaway vCPU).
+HostContext probe_context(const kvm::System& sys);
+
+class Runner {
+public:
+    Runner(const kvm::System& sys, const vmm::GuestImage& image, HostContext host,
+           RunSettings settings, double tsc_mhz);
+
+    TestResult run(const TestSpec& t, const std::atomic<bool>& interrupt) const;
+
+    // Runs `tests` in order; stops early on interrupt. `done` sees each result.
+    std::vector<TestResult> run_all(const std::vector<const TestSpec*>& tests,
+                                    const std::atomic<bool>& interrupt,
+                                    const std::function<void(const TestResult&)>& done) const;
+
+private:
+    const kvm::System& sys_;
+    const vmm::GuestImage& image_;
+    HostContext host_;
+    RunSettings settings_;
+    double tsc_mhz_;
+};
+
+} // namespace eb::suite

@@ -1,0 +1,60 @@
+// The host side of one test's guest protocol: answers ucalls, sizes batches,
+// and snapshots counters around every measured batch. Runs on the vCPU thread.
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kvm/stats.h"
+#include "suite/result.h"
+#include "suite/verify.h"
+#include "vmm/machine.h"
+
+namespace eb::suite {
+
+class Session {
+public:
+    Session(vmm::Machine& m, const RunSettings& s, double tsc_mhz);
+
+    vmm::Action on_ucall(const vmm::Access& a);
+
+    // Monotonic ns of the last ucall; the watchdog compares against it.
+    int64_t last_progress_ns() const { return last_progress_.load(std::memory_order_relaxed); }
+
+    enum class End { Running, Done, Failed, Exception, BadUcall, Diverged };
+    End end() const { return end_; }
+    const std::string& failure() const { return failure_; }
+    const std::vector<double>& samples() const { return samples_; }
+    uint64_t iterations() const { return n_; }
+    const Observed& observed() const { return obs_; }
+
+private:
+    struct Snapshot {
+        std::vector<uint64_t> stats;
+        uint64_t user_io = 0, user_mmio = 0;
+    };
+    Snapshot snapshot() const;
+    void accumulate(const Snapshot& from, const Snapshot& to);
+
+    vmm::Machine& m_;
+    RunSettings settings_;
+    double goal_ticks_;
+    std::optional<kvm::StatsFd> stats_;
+    std::vector<std::pair<std::string, size_t>> tracked_;
+    std::atomic<int64_t> last_progress_;
+    bool measuring_ = false;
+    uint64_t n_ = 0;
+    Snapshot prev_;
+    std::vector<double> samples_;
+    Observed obs_;
+    End end_ = End::Running;
+    std::string failure_;
+};
+
+int64_t monotonic_ns();
+
+} // namespace eb::suite

@@ -1,0 +1,46 @@
+#include "suite/spec.h"
+
+namespace eb::suite {
+
+const char* exit_kind_name(ExitKind k) {
+    switch (k) {
+    case ExitKind::None: return "none";
+    case ExitKind::Kernel: return "kernel";
+    case ExitKind::UserIo: return "user-io";
+    case ExitKind::UserMmio: return "user-mmio";
+    }
+    return "?";
+}
+
+std::optional<std::string> TestSpec::body_for(const HostContext& h) const {
+    switch (h.vendor) {
+    case vmm::Vendor::Intel: return body.intel;
+    case vmm::Vendor::Amd: return body.amd;
+    case vmm::Vendor::Other: break;
+    }
+    if (body.intel == body.amd) return body.intel;
+    return std::nullopt;
+}
+
+std::optional<std::string> TestSpec::skip_reason(const HostContext& h) const {
+    for (const auto& r : needs)
+        if (auto why = r.unmet(h)) return why;
+    return std::nullopt;
+}
+
+Requirement known_vendor() {
+    return {"Intel or AMD guest CPU", [](const HostContext& h) -> std::optional<std::string> {
+                if (h.vendor == vmm::Vendor::Other)
+                    return "guest CPU vendor is neither Intel nor AMD: no hypercall instruction to pick";
+                return std::nullopt;
+            }};
+}
+
+Requirement capability(kvm::Cap cap) {
+    return {cap.name, [cap](const HostContext& h) -> std::optional<std::string> {
+                if (h.sys && !h.sys->has(cap)) return std::string("host lacks ") + cap.name;
+                return std::nullopt;
+            }};
+}
+
+} // namespace eb::suite

@@ -1,0 +1,78 @@
+// What a registry entry says about a test.
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <linux/kvm.h>
+
+#include "kvm/system.h"
+#include "vmm/host.h"
+
+namespace eb::suite {
+
+// Where the exit a test provokes is handled.
+enum class ExitKind { None, Kernel, UserIo, UserMmio };
+const char* exit_kind_name(ExitKind k);
+
+struct Expect {
+    ExitKind kind = ExitKind::None;
+    double per_iter = 0;          // exits per iteration
+    bool may_be_zero = false;     // KVM may legitimately not intercept it
+    std::string zero_why;         // ...and why
+
+    Expect maybe_none(std::string why) const {
+        Expect e = *this;
+        e.may_be_zero = true;
+        e.zero_why = std::move(why);
+        return e;
+    }
+};
+inline Expect no_exit() { return {ExitKind::None, 0, false, {}}; }
+inline Expect kernel_exits(double n) { return {ExitKind::Kernel, n, false, {}}; }
+inline Expect user_io_exits(double n) { return {ExitKind::UserIo, n, false, {}}; }
+inline Expect user_mmio_exits(double n) { return {ExitKind::UserMmio, n, false, {}}; }
+
+// What the host offers, for deciding skips.
+struct HostContext {
+    const kvm::System* sys = nullptr;
+    vmm::Backend backend = vmm::Backend::Unknown;
+    vmm::Vendor vendor = vmm::Vendor::Other;   // as the guest sees it
+    std::vector<kvm_cpuid_entry2> cpuid;        // KVM_GET_SUPPORTED_CPUID
+    std::optional<uint64_t> tsc_khz;            // KVM_GET_TSC_KHZ
+    int host_cpus = 1;
+};
+
+struct Requirement {
+    std::string what;
+    // nullopt when met, else the reason the test is skipped.
+    std::function<std::optional<std::string>(const HostContext&)> unmet;
+};
+
+// Guest body names; some tests use a different instruction per vendor.
+struct Body {
+    Body(const char* both) : intel(both), amd(both) {}
+    Body(std::string i, std::string a) : intel(std::move(i)), amd(std::move(a)) {}
+    std::string intel, amd;
+};
+
+struct TestSpec {
+    std::string name;             // the kvm-unit-tests name where one exists
+    std::string summary;
+    Body body;
+    Expect expect;
+    std::vector<Requirement> needs = {};
+    std::vector<std::string> aliases = {};
+    bool internal = false;        // harness self-test: not in the default suite
+
+    // Which guest body runs on this host, or nullopt when none fits.
+    std::optional<std::string> body_for(const HostContext& h) const;
+    std::optional<std::string> skip_reason(const HostContext& h) const;
+};
+
+// Requirements used by registry entries.
+Requirement known_vendor();
+Requirement capability(kvm::Cap cap);
+
+} // namespace eb::suite

@@ -1,0 +1,65 @@
+#include "suite/verify.h"
+
+#include <cmath>
+
+namespace eb::suite {
+
+namespace {
+uint64_t stat(const std::map<std::string, uint64_t>& m, const char* name) {
+    auto it = m.find(name);
+    return it == m.end() ? 0 : it->second;
+}
+} // namespace
+
+ExitCheck check_exits(const Expect& e, const Observed& o, vmm::Backend backend) {
+    ExitCheck c;
+    c.kind = exit_kind_name(e.kind);
+    c.expected = e.per_iter;
+    if (e.may_be_zero) c.note = e.zero_why;
+    if (o.iterations == 0) {
+        c.note = "no measured iterations";
+        return c;
+    }
+    double n = static_cast<double>(o.iterations);
+    if (e.kind == ExitKind::UserIo) {
+        c.measured = o.user_io / n;
+        c.source = "VMM count of KVM_EXIT_IO";
+        return c;
+    }
+    if (e.kind == ExitKind::UserMmio) {
+        c.measured = o.user_mmio / n;
+        c.source = "VMM count of KVM_EXIT_MMIO";
+        return c;
+    }
+    if (backend == vmm::Backend::Pvm) {
+        c.note = "kvm_pvm emulates guest CPL0 code; its exits counter does not count "
+                 "in-kernel handling";
+        return c;
+    }
+    if (backend == vmm::Backend::Unknown) {
+        c.note = "unknown KVM backend: its exits counter is not known to count every exit";
+        return c;
+    }
+    if (!o.kvm) {
+        c.note = "no binary stats fd (KVM_CAP_BINARY_STATS_FD)";
+        return c;
+    }
+    // Host interrupts and the ucall that ends each batch are not the test's.
+    int64_t exits = static_cast<int64_t>(stat(*o.kvm, "exits")) -
+                    static_cast<int64_t>(stat(*o.kvm, "irq_exits")) -
+                    static_cast<int64_t>(o.batches);
+    c.measured = std::max<int64_t>(exits, 0) / n;
+    c.source = "KVM stats: exits - irq_exits - ucalls";
+    return c;
+}
+
+Status classify(const Expect& e, const ExitCheck& c) {
+    if (!c.measured) return Status::Unverified;
+    double m = *c.measured, want = e.per_iter;
+    double tol = std::max(0.02, 0.1 * want);
+    if (want == 0) return m <= tol ? Status::Ok : Status::Mismatch;
+    if (m < 0.1 * want) return e.may_be_zero ? Status::NoExit : Status::Mismatch;
+    return std::fabs(m - want) <= tol ? Status::Ok : Status::Mismatch;
+}
+
+} // namespace eb::suite

@@ -1,0 +1,25 @@
+// Exit verification: compare the exits a test expects with what the host's
+// counters saw. Pure, so the rules are unit-tested.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "suite/result.h"
+#include "suite/spec.h"
+
+namespace eb::suite {
+
+struct Observed {
+    uint64_t iterations = 0;   // summed over the measured batches
+    uint64_t batches = 0;      // one ucall exit ends each batch
+    uint64_t user_io = 0;      // KVM_EXIT_IO to test devices (not the ucall port)
+    uint64_t user_mmio = 0;    // KVM_EXIT_MMIO to test devices
+    std::optional<std::map<std::string, uint64_t>> kvm;  // binary-stats deltas
+};
+
+ExitCheck check_exits(const Expect& e, const Observed& o, vmm::Backend backend);
+Status classify(const Expect& e, const ExitCheck& c);
+
+} // namespace eb::suite

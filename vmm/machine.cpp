@@ -1,0 +1,201 @@
+#include "vmm/machine.h"
+
+#include <csignal>
+#include <cstring>
+#include <fmt/format.h>
+#include <mutex>
+#include <pthread.h>
+#include <sched.h>
+
+#include "guest/abi.h"
+#include "kvm/error.h"
+#include "vmm/exit_names.h"
+
+namespace eb::vmm {
+
+namespace {
+
+// SIGUSR1 only interrupts KVM_RUN; its handler does nothing.
+constexpr int kKickSignal = SIGUSR1;
+
+void install_kick_handler() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        struct sigaction sa{};
+        sa.sa_handler = [](int) {};
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = 0;  // no SA_RESTART: KVM_RUN must return EINTR
+        sigaction(kKickSignal, &sa, nullptr);
+    });
+}
+
+bool cpuid_has(const std::vector<kvm_cpuid_entry2>& t, uint32_t fn, int reg, int bit) {
+    for (const auto& e : t) {
+        if (e.function != fn) continue;
+        uint32_t v = reg == 0 ? e.eax : reg == 1 ? e.ebx : reg == 2 ? e.ecx : e.edx;
+        return (v >> bit) & 1;
+    }
+    return false;
+}
+
+} // namespace
+
+void check_host(const kvm::System& sys) {
+    for (auto cap : {EB_CAP(USER_MEMORY), EB_CAP(IRQCHIP), EB_CAP(IMMEDIATE_EXIT), EB_CAP(EXT_CPUID)})
+        sys.require(cap);
+}
+
+Machine::Machine(const kvm::System& sys, const GuestImage& image, const MachineConfig& cfg)
+    : sys_(sys), vm_(sys.create_vm()), mem_(abi::kRamBytes), pin_(cfg.pin) {
+    if (cfg.vcpus == 0 || cfg.vcpus > abi::kMaxVcpus)
+        throw std::invalid_argument(fmt::format("vCPU count must be 1..{}", abi::kMaxVcpus));
+    check_host(sys);
+    install_kick_handler();
+    vm_.create_irqchip();
+    vm_.set_user_memory_region(0, 0, mem_.size(), mem_.base());
+
+    mem_.write(abi::kImageBase, image.bytes());
+    write_page_tables(mem_);
+    write_descriptor_tables(mem_, image, cfg.vcpus);
+    auto* boot = mem_.at<abi::BootInfo>(abi::kBootInfo);
+    boot->magic = abi::kImageMagic;
+    boot->nr_vcpus = cfg.vcpus;
+    boot->batch = cfg.batch;
+    boot->setup = cfg.setup;
+
+    auto supported = sys.supported_cpuid();
+    GuestCpuState st = cfg.cpu;
+    st.efer_nx = st.efer_nx && cpuid_has(supported, 0x80000001, 3, 20);
+    vcpus_.reserve(cfg.vcpus);
+    for (uint32_t i = 0; i < cfg.vcpus; ++i) {
+        mem_.at<abi::Mailbox>(abi::mailbox_gpa(i))->self = abi::mailbox_gpa(i);
+        auto& v = vcpus_.emplace_back(vm_.create_vcpu(i));
+        v.set_cpuid(vcpu_cpuid(supported, i));
+        v.set_sregs(long_mode_sregs(v.sregs(), i, st));
+        v.set_regs(entry_regs(image, i));
+    }
+    outcomes_.resize(cfg.vcpus);
+}
+
+Machine::~Machine() { stop(); }
+
+void Machine::start() {
+    // vCPU threads must not take the process's SIGINT; they inherit this mask.
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    running_ = nr_vcpus();
+    for (uint32_t i = 0; i < nr_vcpus(); ++i) threads_.emplace_back([this, i] { vcpu_loop(i); });
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+}
+
+bool Machine::wait(std::chrono::milliseconds d) {
+    std::unique_lock lk(mu_);
+    return cv_.wait_for(lk, d, [this] { return running_ == 0; });
+}
+
+void Machine::stop() {
+    stop_.store(true);
+    while (!wait(std::chrono::milliseconds(0))) {
+        for (uint32_t i = 0; i < threads_.size(); ++i) {
+            vcpus_[i].run_struct()->immediate_exit = 1;
+            pthread_kill(threads_[i].native_handle(), kKickSignal);
+        }
+        if (wait(std::chrono::milliseconds(50))) break;
+    }
+    for (auto& t : threads_)
+        if (t.joinable()) t.join();
+    threads_.clear();
+}
+
+void Machine::vcpu_loop(uint32_t i) {
+    auto& out = outcomes_[i];
+    try {
+        if (i < pin_.size() && pin_[i] >= 0) {
+            cpu_set_t set;
+            CPU_ZERO(&set);
+            CPU_SET(pin_[i], &set);
+            if (int e = pthread_setaffinity_np(pthread_self(), sizeof set, &set))
+                throw kvm::Error(fmt::format("pin vCPU {} to host CPU {}", i, pin_[i]), e);
+        }
+        auto& v = vcpus_[i];
+        for (;;) {
+            if (stop_.load(std::memory_order_relaxed)) {
+                out.kind = VcpuOutcome::Kicked;
+                break;
+            }
+            if (!v.run()) continue;
+            if (dispatch(i, v.run_struct()) == Action::Stop) {
+                if (out.kind == VcpuOutcome::Running) out.kind = VcpuOutcome::Stopped;
+                break;
+            }
+        }
+    } catch (const std::exception& e) {
+        out.kind = VcpuOutcome::Error;
+        out.detail = e.what();
+    }
+    std::lock_guard lk(mu_);
+    --running_;
+    cv_.notify_all();
+}
+
+Action Machine::dispatch(uint32_t i, kvm_run* run) {
+    auto unexpected = [&](std::string what) {
+        outcomes_[i].kind = VcpuOutcome::Unexpected;
+        outcomes_[i].detail = std::move(what);
+        return Action::Stop;
+    };
+    switch (run->exit_reason) {
+    case KVM_EXIT_IO: {
+        auto* data = reinterpret_cast<uint8_t*>(run) + run->io.data_offset;
+        bool write = run->io.direction == KVM_EXIT_IO_OUT;
+        auto* r = pio_.find(run->io.port);
+        if (!r)
+            return unexpected(fmt::format("KVM_EXIT_IO {} port {:#x} size {} with no device",
+                                          write ? "out" : "in", run->io.port, run->io.size));
+        Action a = Action::Resume;
+        for (uint32_t k = 0; k < run->io.count && a == Action::Resume; ++k) {
+            r->hits.fetch_add(1, std::memory_order_relaxed);
+            a = r->handler({i, run->io.port, write, {data + k * run->io.size, run->io.size}});
+        }
+        return a;
+    }
+    case KVM_EXIT_MMIO: {
+        auto* r = mmio_.find(run->mmio.phys_addr);
+        if (!r)
+            return unexpected(fmt::format("KVM_EXIT_MMIO {} {:#x} len {} with no device",
+                                          run->mmio.is_write ? "write" : "read",
+                                          run->mmio.phys_addr, run->mmio.len));
+        r->hits.fetch_add(1, std::memory_order_relaxed);
+        return r->handler({i, run->mmio.phys_addr, run->mmio.is_write != 0,
+                           {run->mmio.data, std::min<uint32_t>(run->mmio.len, 8)}});
+    }
+    case KVM_EXIT_SHUTDOWN:
+        return unexpected("KVM_EXIT_SHUTDOWN (triple fault)");
+    case KVM_EXIT_FAIL_ENTRY:
+        return unexpected(fmt::format("KVM_EXIT_FAIL_ENTRY, hardware reason {:#x}",
+                                      run->fail_entry.hardware_entry_failure_reason));
+    case KVM_EXIT_INTERNAL_ERROR:
+        return unexpected(fmt::format("KVM_EXIT_INTERNAL_ERROR, suberror {}", run->internal.suberror));
+    default:
+        return unexpected(exit_reason_name(run->exit_reason));
+    }
+}
+
+std::string Machine::registers(uint32_t i) {
+    try {
+        auto r = vcpus_[i].regs();
+        auto s = vcpus_[i].sregs();
+        return fmt::format("rip={:#x} rsp={:#x} rflags={:#x} rax={:#x} rbx={:#x} rcx={:#x} "
+                           "rdx={:#x} rsi={:#x} rdi={:#x} cr0={:#x} cr2={:#x} cr3={:#x} cr4={:#x} "
+                           "efer={:#x}",
+                           r.rip, r.rsp, r.rflags, r.rax, r.rbx, r.rcx, r.rdx, r.rsi, r.rdi, s.cr0,
+                           s.cr2, s.cr3, s.cr4, s.efer);
+    } catch (const std::exception& e) {
+        return std::string("registers unreadable: ") + e.what();
+    }
+}
+
+} // namespace eb::vmm

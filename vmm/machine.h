@@ -1,0 +1,81 @@
+// A VM with its memory, vCPU threads and userspace I/O buses.
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kvm/system.h"
+#include "kvm/vcpu.h"
+#include "kvm/vm.h"
+#include "vmm/boot.h"
+#include "vmm/image.h"
+#include "vmm/io_bus.h"
+#include "vmm/memory.h"
+
+namespace eb::vmm {
+
+struct MachineConfig {
+    uint32_t vcpus = 1;
+    std::vector<int> pin;       // host CPU for each vCPU; empty = unpinned
+    uint64_t batch = 0;         // guest address of the test's batch function
+    uint64_t setup = 0;         // and of its setup function, or 0
+    GuestCpuState cpu;
+};
+
+// Why a vCPU thread stopped.
+struct VcpuOutcome {
+    enum Kind { Running, Stopped, Kicked, Unexpected, Error } kind = Running;
+    std::string detail;
+};
+
+// Throws MissingCapability naming the first capability the VMM needs and the
+// host lacks.
+void check_host(const kvm::System& sys);
+
+class Machine {
+public:
+    Machine(const kvm::System& sys, const GuestImage& image, const MachineConfig& cfg);
+    ~Machine();
+    Machine(const Machine&) = delete;
+    Machine& operator=(const Machine&) = delete;
+
+    kvm::Vm& vm() { return vm_; }
+    GuestMemory& mem() { return mem_; }
+    IoBus& pio() { return pio_; }
+    IoBus& mmio() { return mmio_; }
+    uint32_t nr_vcpus() const { return static_cast<uint32_t>(vcpus_.size()); }
+    kvm::Vcpu& vcpu(uint32_t i) { return vcpus_[i]; }
+
+    void start();
+    // Waits up to `d` for every vCPU thread to end; true when all have.
+    bool wait(std::chrono::milliseconds d);
+    // Kicks every vCPU out of KVM_RUN (signal + immediate_exit) and joins.
+    void stop();
+    const VcpuOutcome& outcome(uint32_t i) const { return outcomes_[i]; }
+    // A one-line register dump; only meaningful once the vCPU is stopped.
+    std::string registers(uint32_t i);
+
+private:
+    void vcpu_loop(uint32_t i);
+    Action dispatch(uint32_t i, kvm_run* run);
+
+    const kvm::System& sys_;
+    kvm::Vm vm_;
+    GuestMemory mem_;
+    IoBus pio_, mmio_;
+    std::vector<kvm::Vcpu> vcpus_;
+    std::vector<VcpuOutcome> outcomes_;
+    std::vector<std::thread> threads_;
+    std::vector<int> pin_;
+    std::atomic<bool> stop_{false};
+    std::mutex mu_;
+    std::condition_variable cv_;
+    uint32_t running_ = 0;
+};
+
+} // namespace eb::vmm
