@@ -138,7 +138,13 @@ int cmd_run(const std::string& device, const RunArgs& a) {
         throw UsageError(fmt::format("--format must be one of {}, not '{}'",
                                      fmt::join(report::format_names(), ", "), a.format));
     auto tests = select_tests(a.tests, s.baseline);
-    if (!a.json.empty()) report::check_writable(a.json);
+    if (!a.json.empty()) {
+        try {
+            report::check_writable(a.json);
+        } catch (const std::exception& e) {
+            throw UsageError(e.what());
+        }
+    }
 
     auto sys = open_kvm(device);
     auto ctx = suite::probe_context(sys);
@@ -173,13 +179,15 @@ int cmd_run(const std::string& device, const RunArgs& a) {
 int main(int argc, char** argv) {
     CLI::App app{"exitbench: what does one VM exit cost? A KVM VM-exit laboratory."};
     app.set_version_flag("--version", EB_VERSION);
-    app.require_subcommand(1);
+    app.require_subcommand(0, 1);
+    app.allow_extras();  // so an unknown command gets our message, not CLI11's
     std::string device = "/dev/kvm";
     app.add_option("--device", device, "KVM device node")->capture_default_str();
 
     bool list_all = false;
     auto* list = app.add_subcommand("list", "list the tests, what each expects, and skips on this host");
     list->add_flag("--all", list_all, "include the harness self-tests");
+    list->allow_extras(false);
 
     RunArgs ra;
     auto* run = app.add_subcommand("run", "run tests (all of the default suite when none are named)");
@@ -192,12 +200,22 @@ int main(int argc, char** argv) {
     run->add_option("--format", ra.format, "stdout format: table, kut or json");
     run->add_option("--watchdog", ra.watchdog, "declare a guest hung after this long without progress (default 3s)");
     run->add_flag("--no-baseline", ra.no_baseline, "do not add the baseline test");
+    run->allow_extras(false);
 
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         if (e.get_exit_code() == 0) return app.exit(e);
         fmt::print(stderr, "exitbench: error: {} (see --help)\n", e.what());
+        return kUsage;
+    }
+    if (auto extra = app.remaining(); !extra.empty()) {
+        fmt::print(stderr, "exitbench: error: unknown command or option '{}' (see --help)\n",
+                   extra.front());
+        return kUsage;
+    }
+    if (!*list && !*run) {
+        fmt::print(stderr, "exitbench: error: a command is required: list or run (see --help)\n");
         return kUsage;
     }
     try {

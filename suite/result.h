@@ -45,11 +45,11 @@ struct RunSettings {
 struct TestResult {
     std::string name;
     Status status = Status::Error;
-    std::string detail;                  // skip reason, failure, registers
+    std::string detail = {};             // skip reason, failure, registers
     uint64_t iterations = 0;             // per batch
-    std::vector<double> samples;         // TSC cycles per iteration, one per repeat
-    ExitCheck exits;
-    std::map<std::string, double> kvm_stats_per_iter;
+    std::vector<double> samples = {};    // TSC cycles per iteration, one per repeat
+    ExitCheck exits = {};
+    std::map<std::string, double> kvm_stats_per_iter = {};
     double wall_seconds = 0;
 };
 

@@ -1,0 +1,84 @@
+// Prints how long exitbench takes: VMM start-up (open /dev/kvm to the guest's
+// first exit) and the wall time of a whole `exitbench run`.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <sys/wait.h>
+#include <vector>
+
+#include "guest/abi.h"
+#include "kvm/system.h"
+#include "stats/summary.h"
+#include "vmm/devices.h"
+#include "vmm/machine.h"
+
+using namespace eb;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double ms_since(Clock::time_point t0, Clock::time_point t1) {
+    return std::chrono::duration<double, std::milli>(t1 - t0).count();
+}
+
+struct Startup {
+    double open_ms, build_ms, first_exit_ms;
+};
+
+Startup one_startup() {
+    const auto& img = vmm::GuestImage::embedded();
+    auto t0 = Clock::now();
+    auto sys = kvm::System::open();
+    auto t1 = Clock::now();
+    vmm::MachineConfig cfg;
+    cfg.batch = img.body("baseline")->batch;
+    vmm::Machine m(sys, img, cfg);
+    Clock::time_point first;
+    m.pio().add("ucall", abi::kUcallPort, 4, [&](const vmm::Access&) {
+        first = Clock::now();
+        return vmm::Action::Stop;
+    });
+    auto t2 = Clock::now();
+    m.start();
+    while (!m.wait(std::chrono::milliseconds(100))) {
+    }
+    return {ms_since(t0, t1), ms_since(t0, t2), ms_since(t0, first)};
+}
+
+double run_suite(const char* args) {
+    auto t0 = Clock::now();
+    std::string cmd = fmt::format("{} run {} >/dev/null 2>&1", EB_BINARY, args);
+    int st = std::system(cmd.c_str());
+    (void)st;
+    return ms_since(t0, Clock::now()) / 1e3;
+}
+
+} // namespace
+
+int main() {
+    std::vector<double> open, build, first;
+    for (int i = 0; i < 30; ++i) {
+        auto s = one_startup();
+        open.push_back(s.open_ms);
+        build.push_back(s.build_ms);
+        first.push_back(s.first_exit_ms);
+    }
+    fmt::print("VMM start-up, 30 runs (median / min / max, ms):\n");
+    fmt::print("  open /dev/kvm                      {:7.3f} {:7.3f} {:7.3f}\n", stats::median(open),
+               stats::min(open), stats::max(open));
+    fmt::print("  ... VM, memory, vCPU, boot state   {:7.3f} {:7.3f} {:7.3f}\n", stats::median(build),
+               stats::min(build), stats::max(build));
+    fmt::print("  ... first guest exit (its ucall)   {:7.3f} {:7.3f} {:7.3f}\n", stats::median(first),
+               stats::min(first), stats::max(first));
+
+    fmt::print("exitbench run, wall time (s), 3 runs each:\n");
+    for (const char* args : {"", "--iterations 64 --repeats 3"}) {
+        std::vector<double> w;
+        for (int i = 0; i < 3; ++i) w.push_back(run_suite(args));
+        fmt::print("  run {:<28} median {:6.2f}  min {:6.2f}  max {:6.2f}\n",
+                   *args ? args : "(defaults)", stats::median(w), stats::min(w), stats::max(w));
+    }
+    return 0;
+}

@@ -1,0 +1,62 @@
+// Every bad input: a one-line error and a non-zero exit, never a crash or hang.
+#include <gtest/gtest.h>
+
+#include "cli_runner.h"
+
+namespace {
+void expect_one_line_error(const CliResult& r, int rc, const std::string& needle) {
+    EXPECT_EQ(r.rc, rc) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_EQ(r.err.rfind("exitbench: error: ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+}
+} // namespace
+
+TEST(BadInput, UnknownTestNameSuggestsTheClosest) {
+    expect_one_line_error(run_cli({"run", "cpuidd"}), 2, "did you mean 'cpuid'");
+    expect_one_line_error(run_cli({"run", "no_such_thing_at_all"}), 2, "unknown test");
+}
+
+TEST(BadInput, BadNumbers) {
+    expect_one_line_error(run_cli({"run", "cpuid", "--iterations", "0"}), 2, "--iterations");
+    expect_one_line_error(run_cli({"run", "cpuid", "--iterations", "abc"}), 2, "--iterations");
+    expect_one_line_error(run_cli({"run", "cpuid", "--repeats", "-2"}), 2, "--repeats");
+    expect_one_line_error(run_cli({"run", "cpuid", "--time-goal", "soon"}), 2, "--time-goal");
+    expect_one_line_error(run_cli({"run", "cpuid", "--cpu", "4096"}), 2, "--cpu");
+    expect_one_line_error(run_cli({"run", "cpuid", "--cpu", "x"}), 2, "--cpu");
+}
+
+TEST(BadInput, UnknownOptionOrFormatOrCommand) {
+    expect_one_line_error(run_cli({"run", "--frobnicate"}), 2, "frobnicate");
+    expect_one_line_error(run_cli({"run", "--format", "xml"}), 2, "--format");
+    expect_one_line_error(run_cli({"dance"}), 2, "unknown command or option 'dance'");
+    expect_one_line_error(run_cli({}), 2, "a command is required");
+    expect_one_line_error(run_cli({"--frobnicate", "run"}), 2, "frobnicate");
+}
+
+TEST(BadInput, UnwritableJsonPathFailsBeforeRunning) {
+    expect_one_line_error(run_cli({"run", "cpuid", "--json", "/nonexistent-dir/r.json"}), 2,
+                          "cannot write /nonexistent-dir/r.json");
+}
+
+TEST(BadInput, MissingKvmDevice) {
+    expect_one_line_error(run_cli({"--device", "/nonexistent/kvm", "run"}), 3, "does not exist");
+    expect_one_line_error(run_cli({"--device", "/dev/null", "list"}), 3, "not a KVM device");
+}
+
+TEST(BadInput, NoPermissionOnKvm) {
+    REQUIRE_KVM();
+    if (access("/usr/bin/setpriv", X_OK) != 0) GTEST_SKIP() << "setpriv (util-linux) is not installed";
+    CliOptions o;
+    o.wrap = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
+    auto r = run_cli({"run", "cpuid"}, o);
+    if (r.rc == 0) GTEST_SKIP() << "user 65534 may open /dev/kvm here";
+    expect_one_line_error(r, 3, "no permission");
+}
+
+TEST(BadInput, HostLackingACapability) {
+    REQUIRE_KVM();
+    CliOptions o;
+    o.env = {"EXITBENCH_MASK_CAPS=IMMEDIATE_EXIT"};
+    expect_one_line_error(run_cli({"run", "cpuid"}, o), 3, "needs KVM_CAP_IMMEDIATE_EXIT, host lacks it");
+}

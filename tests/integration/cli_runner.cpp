@@ -1,0 +1,72 @@
+#include "cli_runner.h"
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <fcntl.h>
+#include <filesystem>
+#include <poll.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+extern char** environ;
+
+CliResult run_cli(const std::vector<std::string>& args, const CliOptions& opt) {
+    int out[2], err[2];
+    if (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) throw std::runtime_error("pipe");
+    std::vector<std::string> argv = opt.wrap;
+    argv.push_back(EB_BINARY);
+    argv.insert(argv.end(), args.begin(), args.end());
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(out[1], 1);
+        dup2(err[1], 2);
+        for (const auto& e : opt.env) putenv(const_cast<char*>(e.c_str()));
+        std::vector<char*> cargv;
+        for (auto& a : argv) cargv.push_back(a.data());
+        cargv.push_back(nullptr);
+        execvp(cargv[0], cargv.data());
+        _exit(127);
+    }
+    close(out[1]);
+    close(err[1]);
+    CliResult r;
+    auto start = std::chrono::steady_clock::now();
+    bool sent_int = false;
+    pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
+    int open_fds = 2;
+    while (open_fds > 0) {
+        double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (opt.sigint_after_s >= 0 && !sent_int && el >= opt.sigint_after_s) {
+            kill(pid, SIGINT);
+            sent_int = true;
+        }
+        if (el > opt.timeout_s) kill(pid, SIGKILL);
+        if (poll(fds, 2, 50) <= 0) continue;
+        for (int i = 0; i < 2; ++i) {
+            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP))) continue;
+            char buf[4096];
+            ssize_t n = read(fds[i].fd, buf, sizeof buf);
+            if (n <= 0) {
+                close(fds[i].fd);
+                fds[i].fd = -1;
+                --open_fds;
+            } else {
+                (i ? r.err : r.out).append(buf, n);
+            }
+        }
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    return r;
+}
+
+bool have_kvm() { return access("/dev/kvm", F_OK) == 0; }
+
+std::string temp_path(const std::string& name) {
+    auto dir = std::filesystem::temp_directory_path() / ("eb_it_" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    return (dir / name).string();
+}

@@ -1,0 +1,25 @@
+// Runs the exitbench binary as a user would and captures what it says.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+struct CliResult {
+    int rc = -1;           // exit status, or 128+signal
+    std::string out, err;
+};
+
+struct CliOptions {
+    std::vector<std::string> env;   // extra NAME=VALUE
+    std::vector<std::string> wrap;  // command prefix, e.g. setpriv ...
+    double sigint_after_s = -1;     // send SIGINT after this long
+    double timeout_s = 120;         // SIGKILL after this long: a test never hangs
+};
+
+CliResult run_cli(const std::vector<std::string>& args, const CliOptions& opt = {});
+bool have_kvm();
+std::string temp_path(const std::string& name);
+
+#define REQUIRE_KVM() \
+    if (!have_kvm()) GTEST_SKIP() << "/dev/kvm is absent on this machine"

@@ -1,0 +1,81 @@
+// Output formats parse back; Ctrl-C keeps what finished.
+#include <fstream>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "cli_runner.h"
+#include "report/json.h"
+
+using namespace eb;
+
+namespace {
+std::string slurp(const std::string& path) {
+    std::ifstream f(path);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+} // namespace
+
+TEST(Output, KutFormatMatchesVmexitFlatLines) {
+    REQUIRE_KVM();
+    auto r = run_cli({"run", "cpuid", "inl_from_qemu", "-n", "64", "-r", "2", "--format", "kut"});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    std::istringstream in(r.out);
+    std::string line;
+    std::vector<std::string> names;
+    while (std::getline(in, line)) {
+        std::smatch m;
+        ASSERT_TRUE(std::regex_match(line, m, std::regex(R"(([a-z0-9_:-]+) (\d+))"))) << line;
+        names.push_back(m[1]);
+    }
+    EXPECT_EQ(names, (std::vector<std::string>{"baseline", "cpuid", "inl_from_qemu"}));
+}
+
+TEST(Output, JsonFileIsCompleteAndParsesBack) {
+    REQUIRE_KVM();
+    auto path = temp_path("run.json");
+    auto r = run_cli({"run", "cpuid", "-n", "64", "-r", "4", "--json", path});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    auto j = nlohmann::json::parse(slurp(path));
+    auto rep = report::from_json(j);
+    ASSERT_EQ(rep.results.size(), 2u);
+    EXPECT_EQ(rep.results[1].samples.size(), 4u);
+    EXPECT_FALSE(rep.host.cpu_model.empty());
+    EXPECT_FALSE(rep.host.kernel_release.empty());
+    EXPECT_GT(rep.host.tsc_mhz, 100);
+    EXPECT_NE(rep.host.backend, vmm::Backend::Unknown);
+    EXPECT_TRUE(j["results"][1]["summary"]["minus_baseline_cycles"].is_number());
+    // The table went to stdout meanwhile.
+    EXPECT_NE(r.out.find("cycles/iter"), std::string::npos);
+}
+
+TEST(Output, CtrlCKeepsFinishedResults) {
+    REQUIRE_KVM();
+    auto path = temp_path("interrupted.json");
+    CliOptions o;
+    o.sigint_after_s = 1.5;
+    auto r = run_cli({"run", "cpuid", "selftest_hang", "--watchdog", "60s", "-n", "64", "-r", "2",
+                      "--json", path}, o);
+    EXPECT_EQ(r.rc, 130) << r.err;
+    EXPECT_NE(r.out.find("interrupted"), std::string::npos) << r.out;
+    auto rep = report::from_json(nlohmann::json::parse(slurp(path)));
+    EXPECT_TRUE(rep.interrupted);
+    ASSERT_EQ(rep.results.size(), 3u);
+    EXPECT_EQ(rep.results[1].name, "cpuid");
+    EXPECT_EQ(rep.results[1].samples.size(), 2u);
+    EXPECT_EQ(rep.results[2].status, suite::Status::Interrupted);
+}
+
+TEST(Output, ListShowsEveryTestWithItsExit) {
+    REQUIRE_KVM();
+    auto r = run_cli({"list"});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    for (const char* s : {"cpuid", "vmcall", "inl_from_qemu", "mmio_from_user", "1 kernel exit",
+                          "1 user-io exit", "may measure no exit", "KVM backend here"})
+        EXPECT_NE(r.out.find(s), std::string::npos) << s;
+    EXPECT_EQ(r.out.find("selftest_hang"), std::string::npos);
+    EXPECT_NE(run_cli({"list", "--all"}).out.find("selftest_hang"), std::string::npos);
+}

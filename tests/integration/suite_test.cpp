@@ -1,0 +1,117 @@
+// Every registry test against /dev/kvm, with small iteration counts.
+#include <fstream>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.h"
+#include "report/json.h"
+#include "suite/registry.h"
+
+using namespace eb;
+using nlohmann::json;
+
+namespace {
+
+suite::RunReport run_json(const std::vector<std::string>& tests, int* rc = nullptr) {
+    std::vector<std::string> args{"run", "-n", "64", "-r", "3", "--watchdog", "1s", "--format", "json"};
+    args.insert(args.end(), tests.begin(), tests.end());
+    auto r = run_cli(args);
+    if (rc) *rc = r.rc;
+    EXPECT_TRUE(r.rc == 0 || r.rc == 1) << r.err;
+    return report::from_json(json::parse(r.out));
+}
+
+const suite::TestResult& find(const suite::RunReport& r, const std::string& name) {
+    for (const auto& t : r.results)
+        if (t.name == name) return t;
+    throw std::runtime_error("no result for " + name);
+}
+
+} // namespace
+
+TEST(Suite, EveryRegistryTestRunsWithTheExpectedOutcome) {
+    REQUIRE_KVM();
+    std::vector<std::string> names;
+    for (const auto& t : suite::registry())
+        if (!t.internal) names.push_back(t.name);
+    auto rep = run_json(names);
+    ASSERT_EQ(rep.results.size(), names.size());
+    bool pvm = rep.host.backend == vmm::Backend::Pvm;
+    for (const auto& t : rep.results) {
+        SCOPED_TRACE(t.name + ": " + t.detail);
+        const auto* spec = suite::find_test(t.name);
+        ASSERT_NE(spec, nullptr);
+        if (t.name == "vmcall" && pvm) {
+            // kvm_pvm livelocks on a CPL0 hypercall; the watchdog must turn that into a result.
+            EXPECT_EQ(t.status, suite::Status::Hung);
+            EXPECT_NE(t.detail.find("rip="), std::string::npos);
+            continue;
+        }
+        EXPECT_FALSE(suite::is_failure(t.status)) << suite::status_name(t.status);
+        EXPECT_EQ(t.samples.size(), 3u);
+        EXPECT_EQ(t.iterations, 64u);
+        for (double s : t.samples) EXPECT_GT(s, 0);
+        // Userspace exits are counted by the VMM itself, so they are always verified.
+        if (spec->expect.kind == suite::ExitKind::UserIo || spec->expect.kind == suite::ExitKind::UserMmio) {
+            ASSERT_TRUE(t.exits.measured);
+            EXPECT_DOUBLE_EQ(*t.exits.measured, 1.0);
+            EXPECT_EQ(t.status, suite::Status::Ok);
+        }
+        if (pvm && spec->expect.kind == suite::ExitKind::Kernel) {
+            EXPECT_EQ(t.status, suite::Status::Unverified);
+            EXPECT_NE(t.exits.note.find("kvm_pvm"), std::string::npos);
+        }
+    }
+}
+
+TEST(Suite, CostlyExitsCostMoreThanTheBaseline) {
+    REQUIRE_KVM();
+    auto rep = run_json({"baseline", "inl_from_qemu", "mmio_from_user"});
+    double base = find(rep, "baseline").samples[0];
+    EXPECT_GT(find(rep, "inl_from_qemu").samples[1], base);
+    EXPECT_GT(find(rep, "mmio_from_user").samples[1], base);
+}
+
+TEST(Suite, GuestExceptionIsReportedWithVectorAndRegisters) {
+    REQUIRE_KVM();
+    auto rep = run_json({"selftest_fault"});
+    const auto& t = find(rep, "selftest_fault");
+    EXPECT_EQ(t.status, suite::Status::Failed);
+    EXPECT_NE(t.detail.find("#UD (vector 6)"), std::string::npos) << t.detail;
+    EXPECT_NE(t.detail.find("rip="), std::string::npos);
+}
+
+TEST(Suite, WatchdogStopsAHungGuestAndTheRunGoesOn) {
+    REQUIRE_KVM();
+    auto start = std::chrono::steady_clock::now();
+    int rc = 0;
+    auto rep = run_json({"selftest_hang", "cpuid"}, &rc);
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_EQ(rc, 1);
+    EXPECT_EQ(find(rep, "selftest_hang").status, suite::Status::Hung);
+    EXPECT_NE(find(rep, "selftest_hang").detail.find("watchdog"), std::string::npos);
+    EXPECT_FALSE(suite::is_failure(find(rep, "cpuid").status));
+    EXPECT_LT(secs, 30);
+}
+
+TEST(Suite, UnexpectedExitAndFailedCheckAreFailures) {
+    REQUIRE_KVM();
+    auto rep = run_json({"selftest_unexpected_exit", "selftest_fail"});
+    const auto& u = find(rep, "selftest_unexpected_exit");
+    EXPECT_EQ(u.status, suite::Status::Failed);
+    EXPECT_NE(u.detail.find("port 0x5f1"), std::string::npos) << u.detail;
+    const auto& f = find(rep, "selftest_fail");
+    EXPECT_EQ(f.status, suite::Status::Failed);
+    EXPECT_NE(f.detail.find("failed on purpose"), std::string::npos) << f.detail;
+}
+
+TEST(Suite, AdaptiveBatchesReachTheTimeGoal) {
+    REQUIRE_KVM();
+    auto r = run_cli({"run", "cpuid", "--time-goal", "5ms", "-r", "2", "--format", "json"});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    auto rep = report::from_json(json::parse(r.out));
+    const auto& t = find(rep, "cpuid");
+    double batch_ms = t.iterations * t.samples[0] / rep.host.tsc_mhz / 1e3;
+    EXPECT_GE(t.iterations, 64u);
+    EXPECT_GT(batch_ms, 5 * 0.5);  // doubled until >= goal; allow timer noise
+}
