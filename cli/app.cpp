@@ -109,6 +109,7 @@ int cmd_list(const std::string& device, bool all) {
         if (t.expect.may_be_zero)
             fmt::print("{:<{}}   may measure no exit: {}\n", "", w, t.expect.zero_why);
         if (auto why = t.skip_reason(ctx)) fmt::print("{:<{}}   skipped on this host: {}\n", "", w, *why);
+        if (auto known = t.known_issue(ctx.backend)) fmt::print("{:<{}}   on this host: {}\n", "", w, *known);
     }
     fmt::print("\nKVM backend here: {}\n", vmm::backend_name(ctx.backend));
     return kOk;

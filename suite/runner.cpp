@@ -150,6 +150,8 @@ TestResult Runner::run(const TestSpec& t, const std::atomic<bool>& interrupt) co
         r.status = Status::Error;
         r.detail = e.what();
     }
+    if (is_failure(r.status))
+        if (auto known = t.known_issue(host_.backend)) r.detail = *known + "; " + r.detail;
     r.wall_seconds = (monotonic_ns() - t0) / 1e9;
     return r;
 }

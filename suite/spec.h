@@ -65,6 +65,14 @@ struct TestSpec {
     std::vector<Requirement> needs = {};
     std::vector<std::string> aliases = {};
     bool internal = false;        // harness self-test: not in the default suite
+    // Known misbehaviour of a backend, shown by `list` and with a failed result.
+    std::vector<std::pair<vmm::Backend, std::string>> known_issues = {};
+
+    std::optional<std::string> known_issue(vmm::Backend b) const {
+        for (const auto& [k, text] : known_issues)
+            if (k == b) return text;
+        return std::nullopt;
+    }
 
     // Which guest body runs on this host, or nullopt when none fits.
     std::optional<std::string> body_for(const HostContext& h) const;

@@ -159,8 +159,8 @@ chmod 755 "$root/init"
 # boot its ELF vmlinux instead (extracted on the host in ~1 s).
 if grep -qx 'CONFIG_PVH=y' "/boot/config-$kver" 2>/dev/null; then
   off=$(LC_ALL=C grep -abo $'\xfd7zXZ\x00' "$kernel" | head -1 | cut -d: -f1) || true
-  if [ -n "$off" ] && tail -c +"$((off + 1))" "$kernel" |
-      xz -dc --single-stream >"$work/vmlinux" 2>/dev/null; then
+  if [ -n "$off" ] && xz -dc --single-stream \
+      <(tail -c +"$((off + 1))" "$kernel") >"$work/vmlinux" 2>/dev/null; then
     kernel=$work/vmlinux
   fi
 fi
