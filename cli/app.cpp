@@ -120,6 +120,7 @@ struct RunArgs {
     std::string iterations, repeats, time_goal, watchdog, json, format = "table";
     int cpu = -1;
     bool no_baseline = false;
+    bool allow_invd = false;
 };
 
 int cmd_run(const std::string& device, const RunArgs& a) {
@@ -149,6 +150,7 @@ int cmd_run(const std::string& device, const RunArgs& a) {
 
     auto sys = open_kvm(device);
     auto ctx = suite::probe_context(sys);
+    ctx.allow_invd = a.allow_invd;
     suite::RunReport rep;
     rep.tool_version = EB_VERSION;
     rep.settings = s;
@@ -201,6 +203,7 @@ int main(int argc, char** argv) {
     run->add_option("--format", ra.format, "stdout format: table, kut or json");
     run->add_option("--watchdog", ra.watchdog, "declare a guest hung after this long without progress (default 3s)");
     run->add_flag("--no-baseline", ra.no_baseline, "do not add the baseline test");
+    run->add_flag("--allow-invd", ra.allow_invd, "let the invd test run (unsafe on bare-metal-like setups)");
     run->allow_extras(false);
 
     try {

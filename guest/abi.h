@@ -32,6 +32,12 @@ constexpr uint16_t kUserPort = 0x1234;     // KUT's unassigned port, served by o
 constexpr uint32_t kUserPortValue = 0xe1e1e1e1;
 constexpr uint64_t kUserMmio = 0xd0000000; // no memslot: every access exits to the VMM
 constexpr uint32_t kUserMmioValue = 0x5ca1ab1e;
+constexpr uint16_t kPmTimerPort = 0x608;   // ACPI PM timer, where QEMU's PIIX4 puts it
+// pci-testdev stand-ins: a BAR-like MMIO window and a PIO window that either
+// exit to the VMM or are served by an ioeventfd.
+constexpr uint64_t kTestDevMmio = 0xd0001000;
+constexpr uint16_t kTestDevPort = 0x6000;
+constexpr uint32_t kTestDevValue = 0x7e57da7a; // what the guest writes; datamatch matches it
 
 // GDT selectors.
 constexpr uint16_t kCodeSel = 0x08;
@@ -43,6 +49,7 @@ enum Ucall : uint32_t {
     kBatchDone = 2,  // mailbox.cycles holds the batch's TSC delta
     kFail = 3,       // mailbox.msg says why
     kException = 4,  // mailbox.exc describes it
+    kSkip = 5,       // the guest lacks what the test needs; mailbox.msg says what
 };
 
 struct ExceptionInfo {

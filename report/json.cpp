@@ -34,6 +34,7 @@ json result_json(const suite::TestResult& t, const std::optional<double>& base, 
                 {"source", t.exits.source},
                 {"note", t.exits.note}}},
               {"kvm_stats_per_iter", t.kvm_stats_per_iter},
+              {"host_checks", t.host_checks},
               {"wall_seconds", t.wall_seconds}};
     if (!t.samples.empty()) {
         double m = stats::median(t.samples);
@@ -125,6 +126,7 @@ suite::RunReport from_json(const json& j) {
         x.exits.source = field<std::string>(e, "source", "exits");
         x.exits.note = field<std::string>(e, "note", "exits");
         x.kvm_stats_per_iter = field<std::map<std::string, double>>(t, "kvm_stats_per_iter", "a result");
+        x.host_checks = field<std::vector<std::string>>(t, "host_checks", "a result");
         x.wall_seconds = field<double>(t, "wall_seconds", "a result");
         r.results.push_back(std::move(x));
     }

@@ -50,6 +50,7 @@ struct TestResult {
     std::vector<double> samples = {};    // TSC cycles per iteration, one per repeat
     ExitCheck exits = {};
     std::map<std::string, double> kvm_stats_per_iter = {};
+    std::vector<std::string> host_checks = {};  // host-side checks that ran, e.g. eventfd counts
     double wall_seconds = 0;
 };
 

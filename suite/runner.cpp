@@ -60,6 +60,10 @@ TestResult from_session(const TestSpec& t, Session& s, vmm::Machine& m, vmm::Bac
         r.status = Status::Failed;
         r.detail = s.failure() + "; " + m.registers(0);
         break;
+    case Session::End::Skipped:
+        r.status = Status::Skipped;
+        r.detail = "guest: " + s.failure();
+        break;
     case Session::End::Running:
         r.status = Status::Error;
         r.detail = "guest stopped without finishing";
@@ -118,6 +122,8 @@ TestResult Runner::run(const TestSpec& t, const std::atomic<bool>& interrupt) co
         if (settings_.cpu) cfg.pin = {*settings_.cpu};
         vmm::Machine m(sys_, image_, cfg);
         vmm::install_test_devices(m);
+        std::unique_ptr<Fixture> fixture = t.fixture ? t.fixture() : nullptr;
+        if (fixture) fixture->install(m);
         Session s(m, settings_, tsc_mhz_);
         m.pio().add("ucall", abi::kUcallPort, 4, [&s](const vmm::Access& a) { return s.on_ucall(a); });
 
@@ -145,6 +151,14 @@ TestResult Runner::run(const TestSpec& t, const std::atomic<bool>& interrupt) co
                            : "interrupted by the user";
         } else {
             r = from_session(t, s, m, host_.backend);
+            if (fixture && !is_failure(r.status) && r.status != Status::Skipped)
+                if (auto c = fixture->check(s.all_iterations())) {
+                    r.host_checks.push_back(c->what);
+                    if (!c->ok) {
+                        r.status = Status::Mismatch;
+                        r.detail = c->what;
+                    }
+                }
         }
     } catch (const std::exception& e) {
         r.status = Status::Error;

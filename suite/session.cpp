@@ -46,8 +46,9 @@ Session::Session(vmm::Machine& m, const RunSettings& s, double tsc_mhz)
 Session::Snapshot Session::snapshot() const {
     Snapshot s;
     if (stats_) s.stats = stats_->read();
-    if (auto* r = m_.pio().region(vmm::kUserPortDevice)) s.user_io = r->hits.load();
-    if (auto* r = m_.mmio().region(vmm::kUserMmioDevice)) s.user_mmio = r->hits.load();
+    // Every userspace exit but the ucalls themselves.
+    s.user_io = m_.pio().total_hits() - m_.pio().region("ucall")->hits.load();
+    s.user_mmio = m_.mmio().total_hits();
     return s;
 }
 
@@ -73,6 +74,7 @@ vmm::Action Session::on_ucall(const vmm::Access& a) {
         break;
     case abi::kBatchDone: {
         double cycles = static_cast<double>(mb->cycles);
+        all_iterations_ += n_;
         if (measuring_) {
             accumulate(prev_, snapshot());
             samples_.push_back(cycles / n_);
@@ -93,8 +95,9 @@ vmm::Action Session::on_ucall(const vmm::Access& a) {
         }
         break;
     }
+    case abi::kSkip:
     case abi::kFail:
-        end_ = End::Failed;
+        end_ = type == abi::kSkip ? End::Skipped : End::Failed;
         failure_ = std::string(mb->msg, strnlen(mb->msg, sizeof mb->msg));
         return vmm::Action::Stop;
     case abi::kException: {

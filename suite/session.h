@@ -25,11 +25,13 @@ public:
     // Monotonic ns of the last ucall; the watchdog compares against it.
     int64_t last_progress_ns() const { return last_progress_.load(std::memory_order_relaxed); }
 
-    enum class End { Running, Done, Failed, Exception, BadUcall, Diverged };
+    enum class End { Running, Done, Failed, Exception, BadUcall, Diverged, Skipped };
     End end() const { return end_; }
     const std::string& failure() const { return failure_; }
     const std::vector<double>& samples() const { return samples_; }
     uint64_t iterations() const { return n_; }
+    // Iterations the guest completed in all batches, warm-up included.
+    uint64_t all_iterations() const { return all_iterations_; }
     const Observed& observed() const { return obs_; }
 
 private:
@@ -48,6 +50,7 @@ private:
     std::atomic<int64_t> last_progress_;
     bool measuring_ = false;
     uint64_t n_ = 0;
+    uint64_t all_iterations_ = 0;
     Snapshot prev_;
     std::vector<double> samples_;
     Observed obs_;

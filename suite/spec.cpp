@@ -43,4 +43,25 @@ Requirement capability(kvm::Cap cap) {
             }};
 }
 
+Requirement cpuid_any(std::vector<CpuidBit> bits) {
+    std::string what;
+    for (const auto& b : bits) what += (what.empty() ? "" : " or ") + std::string(b.name);
+    return {"CPUID " + what, [bits, what](const HostContext& h) -> std::optional<std::string> {
+                for (const auto& b : bits)
+                    for (const auto& e : h.cpuid)
+                        if (e.function == b.leaf && e.index == 0) {
+                            uint32_t v = b.reg == 0 ? e.eax : b.reg == 1 ? e.ebx : b.reg == 2 ? e.ecx : e.edx;
+                            if ((v >> b.bit) & 1) return std::nullopt;
+                        }
+                return "KVM does not offer CPUID " + what + " to guests";
+            }};
+}
+
+Requirement invd_opt_in() {
+    return {"--allow-invd", [](const HostContext& h) -> std::optional<std::string> {
+                if (h.allow_invd) return std::nullopt;
+                return "INVD drops caches without writing them back; run with --allow-invd";
+            }};
+}
+
 } // namespace eb::suite

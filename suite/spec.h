@@ -8,6 +8,7 @@
 #include <linux/kvm.h>
 
 #include "kvm/system.h"
+#include "suite/fixture.h"
 #include "vmm/host.h"
 
 namespace eb::suite {
@@ -42,6 +43,7 @@ struct HostContext {
     std::vector<kvm_cpuid_entry2> cpuid;        // KVM_GET_SUPPORTED_CPUID
     std::optional<uint64_t> tsc_khz;            // KVM_GET_TSC_KHZ
     int host_cpus = 1;
+    bool allow_invd = false;                    // --allow-invd
 };
 
 struct Requirement {
@@ -64,6 +66,7 @@ struct TestSpec {
     Expect expect;
     std::vector<Requirement> needs = {};
     std::vector<std::string> aliases = {};
+    FixtureFactory fixture = {};  // host-side devices or ioeventfds, if any
     bool internal = false;        // harness self-test: not in the default suite
     // Known misbehaviour of a backend, shown by `list` and with a failed result.
     std::vector<std::pair<vmm::Backend, std::string>> known_issues = {};
@@ -82,5 +85,15 @@ struct TestSpec {
 // Requirements used by registry entries.
 Requirement known_vendor();
 Requirement capability(kvm::Cap cap);
+
+// A CPUID bit in KVM's supported table; reg 0..3 = eax, ebx, ecx, edx.
+struct CpuidBit {
+    const char* name;
+    uint32_t leaf;
+    int reg, bit;
+};
+// Met when KVM supports any of `bits`. The guest re-checks what it really sees.
+Requirement cpuid_any(std::vector<CpuidBit> bits);
+Requirement invd_opt_in();
 
 } // namespace eb::suite

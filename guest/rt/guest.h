@@ -54,6 +54,23 @@ inline void ucall(abi::Ucall u) { outl(abi::kUcallPort, u); }
 
 // Reports a failed check to the host; the test ends there.
 [[noreturn]] void fail(const char* msg);
+// Reports that the guest lacks what the test needs; the test is skipped.
+[[noreturn]] void skip(const char* why);
+
+// CPUID bit as the guest sees it; reg 0..3 = eax, ebx, ecx, edx.
+inline bool cpuid_has(uint32_t leaf, uint32_t sub, int reg, int bit) {
+    uint32_t r[4];
+    cpuid(leaf & 0x80000000u, 0, r);  // the highest leaf of this range
+    if (r[0] < leaf) return false;
+    cpuid(leaf, sub, r);
+    return (r[reg] >> bit) & 1;
+}
+
+inline uint64_t read_cr0() { uint64_t v; asm volatile("mov %%cr0, %0" : "=r"(v)); return v; }
+inline void write_cr0(uint64_t v) { asm volatile("mov %0, %%cr0" :: "r"(v) : "memory"); }
+inline uint64_t read_cr4() { uint64_t v; asm volatile("mov %%cr4, %0" : "=r"(v)); return v; }
+inline void write_cr4(uint64_t v) { asm volatile("mov %0, %%cr4" :: "r"(v) : "memory"); }
+inline void mmio_write32(uint64_t gpa, uint32_t v) { *reinterpret_cast<volatile uint32_t*>(gpa) = v; }
 
 } // namespace eb::g
 

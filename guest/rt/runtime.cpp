@@ -33,6 +33,12 @@ void fail(const char* msg) {
     halt_forever();
 }
 
+void skip(const char* why) {
+    copy_msg(mailbox()->msg, why, sizeof(abi::Mailbox::msg));
+    ucall(abi::kSkip);
+    halt_forever();
+}
+
 } // namespace eb::g
 
 extern "C" void eb_isr(IsrFrame* f) {

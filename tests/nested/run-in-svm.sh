@@ -4,7 +4,7 @@
 #
 # Why: CI hosts (and this one) often have no usable hardware KVM, or one that
 # is not SVM. QEMU's TCG emulates an AMD EPYC with SVM+NPT, so the stock Debian
-# kernel booted under it loads kvm_amd. Everything is emulated (roughly 50-100
+# kernel booted under it loads kvm_amd. Everything is emulated (roughly 60-200
 # us per exit), so use it to check behaviour and exit reasons, not timings.
 #
 # How: build an initramfs (busybox, the newest installed kernel's irqbypass,
@@ -17,11 +17,13 @@
 #
 # Usage: run-in-svm.sh [--smp N] [--mem MB] [--timeout SECONDS] [--add PATH]...
 #                      -- COMMAND [ARG...]
+#   --add PATH  copy a file or directory into the guest at the same path
+#   defaults: --smp 1 --mem 2048 --timeout 300 (QEMU's run time only)
 # Exit status: COMMAND's own; 124 if QEMU timed out (default 300 s); 125 if
 # the guest could not run COMMAND (no kernel or modules, boot failure, kernel
 # panic, insmod failure, no /dev/kvm); 2 on a usage error.
-# Missing qemu-system-x86, linux-image-amd64, busybox-static or cpio are
-# installed with apt-get when run as root.
+# Missing qemu-system-x86, linux-image-amd64, busybox-static, cpio or xz-utils
+# are installed with apt-get when run as root.
 set -euo pipefail
 
 me=run-in-svm

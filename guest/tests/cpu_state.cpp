@@ -1,0 +1,53 @@
+// vmexit.flat's CR, DR, cache and MSR tests.
+#include "guest/rt/guest.h"
+
+using namespace eb;
+
+namespace {
+constexpr uint64_t kCr0Wp = 1u << 16;
+constexpr uint64_t kCr4Pge = 1u << 7;
+constexpr uint32_t kMsrSpecCtrl = 0x48;
+constexpr uint32_t kMsrPredCmd = 0x49;
+constexpr uint32_t kMsrArchCap = 0x10a;
+constexpr uint32_t kMsrTsxCtrl = 0x122;
+constexpr uint64_t kArchCapTsxCtrl = 1u << 7;
+
+bool has_spec_ctrl() { return g::cpuid_has(7, 0, 3, 26); }
+bool has_amd_ibpb() { return g::cpuid_has(0x80000008, 0, 1, 12); }
+
+void need_spec_ctrl() {
+    if (!has_spec_ctrl()) g::skip("guest CPUID lacks SPEC_CTRL (leaf 7 EDX bit 26)");
+}
+void need_ibpb() {
+    if (!has_spec_ctrl() && !has_amd_ibpb())
+        g::skip("guest CPUID lacks SPEC_CTRL and AMD IBPB (leaf 0x80000008 EBX bit 12)");
+}
+void need_tsx_ctrl() {
+    if (!g::cpuid_has(7, 0, 3, 29)) g::skip("guest CPUID lacks ARCH_CAPABILITIES (leaf 7 EDX bit 29)");
+    if (!(g::rdmsr(kMsrArchCap) & kArchCapTsxCtrl)) g::skip("ARCH_CAPABILITIES lacks TSX_CTRL_MSR");
+}
+} // namespace
+
+GUEST_TEST(toggle_cr0_wp) {
+    uint64_t cr0 = g::read_cr0();
+    g::write_cr0(cr0 & ~kCr0Wp);
+    g::write_cr0(cr0);
+}
+
+GUEST_TEST(toggle_cr4_pge) {
+    uint64_t cr4 = g::read_cr4();
+    g::write_cr4(cr4 ^ kCr4Pge);
+    g::write_cr4(cr4);
+}
+
+GUEST_TEST(mov_dr) { asm volatile("mov %0, %%dr7" :: "r"(0x400ull)); }
+
+GUEST_TEST(wbinvd) { asm volatile("wbinvd" ::: "memory"); }
+GUEST_TEST(invd) { asm volatile("invd" ::: "memory"); }
+
+GUEST_TEST_WITH_SETUP(wr_tsx_ctrl_msr, need_tsx_ctrl) { g::wrmsr(kMsrTsxCtrl, 0); }
+GUEST_TEST_WITH_SETUP(wr_ibrs_msr, need_spec_ctrl) {
+    g::wrmsr(kMsrSpecCtrl, 1);
+    g::wrmsr(kMsrSpecCtrl, 0);
+}
+GUEST_TEST_WITH_SETUP(wr_ibpb_msr, need_ibpb) { g::wrmsr(kMsrPredCmd, 1); }
