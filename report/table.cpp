@@ -47,7 +47,12 @@ public:
                 lo = fmt::format("{:.0f}", stats::min(t.samples));
                 hi = fmt::format("{:.0f}", stats::max(t.samples));
                 ns = fmt::format("{:.1f}", m / h.tsc_mhz * 1e3);
-                if (base && t.name != "baseline") net = fmt::format("{:.0f}", m - *base);
+                if (t.status == suite::Status::NoExit)
+                    net = "no exit";  // not an exit cost
+                else if (base && t.name != "baseline" && t.exits.expected > 1)
+                    net = fmt::format("{:.0f}/exit", (m - *base) / t.exits.expected);
+                else if (base && t.name != "baseline")
+                    net = fmt::format("{:.0f}", m - *base);
             }
             out += fmt::format("{:<{}} {:>11} {:>10} {:>10} {:>10} {:>10}  {:<20} {}\n", t.name, w, med,
                                lo, hi, ns, net, exits_cell(t), suite::status_name(t.status));

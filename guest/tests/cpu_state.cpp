@@ -28,16 +28,20 @@ void need_tsx_ctrl() {
 }
 } // namespace
 
-GUEST_TEST(toggle_cr0_wp) {
-    uint64_t cr0 = g::read_cr0();
-    g::write_cr0(cr0 & ~kCr0Wp);
-    g::write_cr0(cr0);
+// Read once, as KUT's cr4_shadow: SVM intercepts CR4 reads, and a read in the
+// loop would add an exit per iteration.
+static uint64_t cr0_shadow, cr4_shadow;
+static void save_cr0() { cr0_shadow = g::read_cr0(); }
+static void save_cr4() { cr4_shadow = g::read_cr4(); }
+
+GUEST_TEST_WITH_SETUP(toggle_cr0_wp, save_cr0) {
+    g::write_cr0(cr0_shadow & ~kCr0Wp);
+    g::write_cr0(cr0_shadow);
 }
 
-GUEST_TEST(toggle_cr4_pge) {
-    uint64_t cr4 = g::read_cr4();
-    g::write_cr4(cr4 ^ kCr4Pge);
-    g::write_cr4(cr4);
+GUEST_TEST_WITH_SETUP(toggle_cr4_pge, save_cr4) {
+    g::write_cr4(cr4_shadow ^ kCr4Pge);
+    g::write_cr4(cr4_shadow);
 }
 
 GUEST_TEST(mov_dr) { asm volatile("mov %0, %%dr7" :: "r"(0x400ull)); }

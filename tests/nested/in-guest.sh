@@ -1,0 +1,28 @@
+#!/bin/sh
+# Runs inside the nested kvm_amd guest (busybox sh): every exitbench command the
+# nested test checks, one section each, so one boot serves them all.
+# Usage: in-guest.sh PATH-TO-EXITBENCH
+eb=$1
+section() { echo "@@section $1"; }
+done_rc() { echo "@@rc $1"; }
+
+section list
+"$eb" list --all; done_rc $?
+
+section run
+"$eb" run -n 64 -r 3 --allow-invd --format json; done_rc $?
+
+section hang
+"$eb" run selftest_hang -n 10 -r 1 --no-baseline --watchdog 2s --format json; done_rc $?
+
+# kvm_exit per exit reason while cpuid runs: a hist trigger in our own instance.
+section trace
+inst=/sys/kernel/tracing/instances/exitbench-nested
+trig='hist:keys=exit_reason.hex:vals=hitcount:sort=exit_reason'
+mkdir "$inst" && echo "$trig" > "$inst/events/kvm/kvm_exit/trigger"
+"$eb" run cpuid -n 64 -r 3 --no-baseline --format json > /dev/null
+rc=$?
+cat "$inst/events/kvm/kvm_exit/hist"
+echo "!$trig" > "$inst/events/kvm/kvm_exit/trigger"
+rmdir "$inst"
+done_rc $rc
