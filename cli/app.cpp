@@ -11,6 +11,7 @@
 
 #include "cli/parse.h"
 #include "cli/suggest.h"
+#include "guest/abi.h"
 #include "kvm/error.h"
 #include "report/exporter.h"
 #include "report/file.h"
@@ -74,11 +75,11 @@ std::vector<const suite::TestSpec*> select_tests(const std::vector<std::string>&
     return picked;
 }
 
-void check_cpu(int cpu) {
+void check_cpu(const char* opt, int cpu) {
     cpu_set_t set;
     CPU_ZERO(&set);
     if (sched_getaffinity(0, sizeof set, &set) == 0 && (cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &set)))
-        throw UsageError(fmt::format("--cpu {}: this process may not run on host CPU {}", cpu, cpu));
+        throw UsageError(fmt::format("{} {}: this process may not run on host CPU {}", opt, cpu, cpu));
 }
 
 kvm::System open_kvm(const std::string& device) {
@@ -94,18 +95,18 @@ kvm::System open_kvm(const std::string& device) {
 int cmd_list(const std::string& device, bool all) {
     auto sys = open_kvm(device);
     auto ctx = suite::probe_context(sys);
+    ctx.apic_mode = suite::resolve_apic_mode("auto", ctx);
     size_t w = 4;
     for (const auto& t : suite::registry())
         if (all || !t.internal) w = std::max(w, t.name.size());
-    fmt::print("{:<{}} {:<22} {}\n", "test", w, "expects per iteration", "what it exercises");
+    fmt::print("{:<{}} {:<26} {}\n", "test", w, "expects per iteration", "what it exercises");
     for (const auto& t : suite::registry()) {
         if (t.internal && !all) continue;
-        std::string expect = t.expect.kind == suite::ExitKind::None
-                                 ? "no exit"
-                                 : fmt::format("{:g} {} exit", t.expect.per_iter,
-                                               suite::exit_kind_name(t.expect.kind));
-        fmt::print("{:<{}} {:<22} {}\n", t.name, w, expect, t.summary);
+        fmt::print("{:<{}} {:<26} {}\n", t.name, w, t.expect.describe(), t.summary);
         if (!t.aliases.empty()) fmt::print("{:<{}}   alias: {}\n", "", w, fmt::join(t.aliases, ", "));
+        if (t.min_vcpus > 1 || t.parallel)
+            fmt::print("{:<{}}   {}{}\n", "", w, t.min_vcpus > 1 ? fmt::format("runs with at least {} vCPUs", t.min_vcpus) : "",
+                       t.parallel ? "runs on every vCPU at once (KUT's parallel)" : "");
         if (t.expect.may_be_zero)
             fmt::print("{:<{}}   may measure no exit: {}\n", "", w, t.expect.zero_why);
         if (auto why = t.skip_reason(ctx)) fmt::print("{:<{}}   skipped on this host: {}\n", "", w, *why);
@@ -117,8 +118,8 @@ int cmd_list(const std::string& device, bool all) {
 
 struct RunArgs {
     std::vector<std::string> tests;
-    std::string iterations, repeats, time_goal, watchdog, json, format = "table";
-    int cpu = -1;
+    std::string iterations, repeats, time_goal, watchdog, json, format = "table", smp, pin, apic = "auto";
+    std::string cpu;
     bool no_baseline = false;
     bool allow_invd = false;
 };
@@ -130,11 +131,23 @@ int cmd_run(const std::string& device, const RunArgs& a) {
                                 parse_positive("--repeats", a.repeats), 1u << 20));
     if (!a.time_goal.empty()) s.time_goal_s = parse_duration("--time-goal", a.time_goal);
     if (!a.watchdog.empty()) s.watchdog_s = parse_duration("--watchdog", a.watchdog);
-    if (a.cpu >= 0) {
-        check_cpu(a.cpu);
-        s.cpu = a.cpu;
+    if (!a.cpu.empty()) {
+        auto cpus = parse_cpu_list("--cpu", a.cpu);
+        if (cpus.size() != 1) throw UsageError("--cpu takes one CPU; use --pin for several vCPUs");
+        check_cpu("--cpu", cpus[0]);
+        s.cpu = cpus[0];
     }
     s.baseline = !a.no_baseline;
+    if (!a.smp.empty())
+        s.smp = static_cast<uint32_t>(std::min<uint64_t>(parse_positive("--smp", a.smp), abi::kMaxVcpus + 1));
+    if (s.smp > abi::kMaxVcpus) throw UsageError(fmt::format("--smp: at most {} vCPUs", abi::kMaxVcpus));
+    if (a.pin == "auto") {
+        s.pin_auto = true;
+    } else if (!a.pin.empty()) {
+        s.pin = parse_cpu_list("--pin", a.pin);
+        for (int c : s.pin) check_cpu("--pin", c);
+    }
+    s.apic = a.apic;
     auto exporter = report::make_exporter(a.format);
     if (!exporter)
         throw UsageError(fmt::format("--format must be one of {}, not '{}'",
@@ -151,6 +164,10 @@ int cmd_run(const std::string& device, const RunArgs& a) {
     auto sys = open_kvm(device);
     auto ctx = suite::probe_context(sys);
     ctx.allow_invd = a.allow_invd;
+    ctx.apic_mode = suite::resolve_apic_mode(s.apic, ctx);
+    if (s.smp > static_cast<uint32_t>(ctx.host_cpus))
+        fmt::print(stderr, "exitbench: warning: {} vCPUs on {} host CPUs: overcommit skews the numbers\n",
+                   s.smp, ctx.host_cpus);
     suite::RunReport rep;
     rep.tool_version = EB_VERSION;
     rep.settings = s;
@@ -198,7 +215,10 @@ int main(int argc, char** argv) {
     run->add_option("-n,--iterations", ra.iterations, "fixed iterations per batch (default: adaptive)");
     run->add_option("-r,--repeats", ra.repeats, "measured batches per test (default 10)");
     run->add_option("--time-goal", ra.time_goal, "adaptive batch duration, e.g. 20ms (default)");
-    run->add_option("--cpu", ra.cpu, "pin the vCPU thread to this host CPU");
+    run->add_option("--cpu", ra.cpu, "pin vCPU 0's thread to this host CPU");
+    run->add_option("--smp", ra.smp, "vCPUs per VM (default 1; tests that need more get their minimum)");
+    run->add_option("--pin", ra.pin, "host CPU per vCPU, e.g. 0,1 or 2-5, or 'auto'");
+    run->add_option("--apic", ra.apic, "APIC mode: auto (x2APIC when offered, as KUT), xapic, x2apic");
     run->add_option("--json", ra.json, "write the full result as JSON to FILE");
     run->add_option("--format", ra.format, "stdout format: table, kut or json");
     run->add_option("--watchdog", ra.watchdog, "declare a guest hung after this long without progress (default 3s)");

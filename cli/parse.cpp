@@ -28,4 +28,27 @@ double parse_duration(const std::string& opt, const std::string& v) {
     return x * scale;
 }
 
+std::vector<int> parse_cpu_list(const std::string& opt, const std::string& v) {
+    std::vector<int> out;
+    size_t pos = 0;
+    auto bad = [&] {
+        return std::invalid_argument(opt + " needs CPU numbers such as 0,1 or 2-5, not '" + v + "'");
+    };
+    while (pos <= v.size()) {
+        size_t end = v.find(',', pos);
+        std::string item = v.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+        size_t dash = item.find('-');
+        auto num = [&](const std::string& x) {
+            if (x.empty() || x.size() > 6 || x.find_first_not_of("0123456789") != std::string::npos) throw bad();
+            return std::stoi(x);
+        };
+        int lo = num(item.substr(0, dash)), hi = dash == std::string::npos ? lo : num(item.substr(dash + 1));
+        if (hi < lo || hi - lo > 4096) throw bad();
+        for (int c = lo; c <= hi; ++c) out.push_back(c);
+        if (end == std::string::npos) break;
+        pos = end + 1;
+    }
+    return out;
+}
+
 } // namespace eb::cli

@@ -60,16 +60,31 @@ struct Mailbox {
     uint64_t self;                 // its own address: the guest reads it at %gs:0
     volatile uint64_t iterations;  // host -> guest: the next batch size
     volatile uint64_t cycles;      // guest -> host
+    uint32_t vcpu;                 // host -> guest: this vCPU's index
+    uint32_t pad;
+    volatile uint64_t irqs;        // interrupts this vCPU handled (vector >= 32)
+    // IPIs received here: sender TSC at the ICR write -> TSC in the handler.
+    volatile uint64_t ipi_lat_sum, ipi_lat_count;
     ExceptionInfo exc;
     char msg[128];
 };
+
+enum ApicMode : uint32_t { kXapic = 1, kX2apic = 2 };
 
 struct BootInfo {
     uint32_t magic;
     uint32_t nr_vcpus;
     uint64_t batch;      // guest address of the test's batch function
     uint64_t setup;      // guest address of its setup function, or 0
+    uint32_t apic_mode;  // ApicMode
+    uint32_t parallel;   // run the batch on every vCPU at once (KUT's parallel=1)
+    uint64_t irq_wait_cycles;  // how long a test waits for an interrupt before calling it lost
 };
+
+// Vectors the runtime and tests use (KUT's values where it has them).
+constexpr uint8_t kIpiVector = 0x20;       // cross-vCPU IPI, acknowledged by the target
+constexpr uint8_t kSelfIpiVector = 0xb0;
+constexpr uint8_t kTimerVector = 0xef;     // LAPIC timer in TSC-deadline mode
 
 // One per guest test body; the host looks bodies up by name.
 struct BodyEntry {

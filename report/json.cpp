@@ -26,10 +26,14 @@ json result_json(const suite::TestResult& t, const std::optional<double>& base, 
               {"status", suite::status_name(t.status)},
               {"detail", t.detail},
               {"iterations_per_batch", t.iterations},
+              {"vcpus", t.vcpus},
+              {"irqs_per_iter", opt(t.irqs_per_iter)},
+              {"ipi_latency_cycles", t.ipi_latency_cycles},
               {"samples_cycles_per_iter", t.samples},
               {"exits",
                {{"kind", t.exits.kind},
                 {"expected_per_iter", t.exits.expected},
+                {"expected_max_per_iter", t.exits.expected_max},
                 {"measured_per_iter", opt(t.exits.measured)},
                 {"source", t.exits.source},
                 {"note", t.exits.note}}},
@@ -75,6 +79,10 @@ json to_json(const suite::RunReport& r) {
               {"repeats", s.repeats},
               {"time_goal_s", s.time_goal_s},
               {"cpu", s.cpu ? json(*s.cpu) : json(nullptr)},
+              {"smp", s.smp},
+              {"pin", s.pin},
+              {"pin_auto", s.pin_auto},
+              {"apic", s.apic},
               {"watchdog_s", s.watchdog_s},
               {"baseline", s.baseline}}},
             {"interrupted", r.interrupted},
@@ -108,6 +116,10 @@ suite::RunReport from_json(const json& j) {
     r.settings.time_goal_s = field<double>(s, "time_goal_s", "settings");
     if (!s.at("cpu").is_null()) r.settings.cpu = field<int>(s, "cpu", "settings");
     r.settings.watchdog_s = field<double>(s, "watchdog_s", "settings");
+    r.settings.smp = field<uint32_t>(s, "smp", "settings");
+    r.settings.pin = field<std::vector<int>>(s, "pin", "settings");
+    r.settings.pin_auto = field<bool>(s, "pin_auto", "settings");
+    r.settings.apic = field<std::string>(s, "apic", "settings");
     r.settings.baseline = field<bool>(s, "baseline", "settings");
     for (const json& t : field<json>(j, "results", "the document")) {
         suite::TestResult x;
@@ -117,10 +129,15 @@ suite::RunReport from_json(const json& j) {
         x.status = *st;
         x.detail = field<std::string>(t, "detail", "a result");
         x.iterations = field<uint64_t>(t, "iterations_per_batch", "a result");
+        x.vcpus = field<uint32_t>(t, "vcpus", "a result");
+        if (!field<json>(t, "irqs_per_iter", "a result").is_null())
+            x.irqs_per_iter = field<double>(t, "irqs_per_iter", "a result");
+        x.ipi_latency_cycles = field<std::vector<double>>(t, "ipi_latency_cycles", "a result");
         x.samples = field<std::vector<double>>(t, "samples_cycles_per_iter", "a result");
         const json& e = field<json>(t, "exits", "a result");
         x.exits.kind = field<std::string>(e, "kind", "exits");
         x.exits.expected = field<double>(e, "expected_per_iter", "exits");
+        x.exits.expected_max = field<double>(e, "expected_max_per_iter", "exits");
         if (!e.at("measured_per_iter").is_null())
             x.exits.measured = field<double>(e, "measured_per_iter", "exits");
         x.exits.source = field<std::string>(e, "source", "exits");

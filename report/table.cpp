@@ -12,6 +12,7 @@ namespace {
 std::string exits_cell(const suite::TestResult& t) {
     if (t.samples.empty()) return "-";
     std::string exp = fmt::format("{:g}", t.exits.expected);
+    if (t.exits.expected_max > t.exits.expected) exp += fmt::format("-{:g}", t.exits.expected_max);
     if (!t.exits.measured) return fmt::format("unverified ({})", exp);
     return fmt::format("{:.2f} ({})", *t.exits.measured, exp);
 }
@@ -25,18 +26,21 @@ public:
             r.tool_version, h.cpu_model, h.cpu_vendor, h.kernel_release,
             vmm::backend_name(h.backend), h.backend_module, h.tsc_mhz);
         const auto& s = r.settings;
-        out += fmt::format("batches: {}; {} repeats; vCPU {}\n\n",
+        out += fmt::format("batches: {}; {} repeats; {} vCPU(s) or each test's minimum; vCPU 0 {}\n\n",
                            s.iterations ? fmt::format("{} iterations", *s.iterations)
                                         : fmt::format("adaptive, time goal {:g} ms", s.time_goal_s * 1e3),
-                           s.repeats, s.cpu ? fmt::format("pinned to CPU {}", *s.cpu) : "unpinned");
+                           s.repeats, s.smp,
+                           s.pin_auto ? "pinned (--pin auto)"
+                           : !s.pin.empty() ? fmt::format("pinned to CPU {}", s.pin[0])
+                           : s.cpu ? fmt::format("pinned to CPU {}", *s.cpu) : "unpinned");
         size_t w = 4;
         for (const auto& t : r.results) w = std::max(w, t.name.size());
-        out += fmt::format("{:<{}} {:>11} {:>10} {:>10} {:>10} {:>10}  {:<20} {}\n", "test", w,
+        out += fmt::format("{:<{}} {:>11} {:>10} {:>10} {:>10} {:>11}  {:<20} {:>8}  {}\n", "test", w,
                            "cycles/iter", "min", "max", "ns/iter", "-baseline", "exits/iter (exp)",
-                           "status");
+                           "irq/iter", "status");
         auto base = suite::baseline_cycles(r);
         std::map<std::string, std::vector<std::string>> notes;  // note -> tests
-        std::vector<std::string> details;
+        std::vector<std::string> details, extra;
         std::map<std::string, int> counts;
         for (const auto& t : r.results) {
             counts[suite::status_name(t.status)]++;
@@ -54,15 +58,22 @@ public:
                 else if (base && t.name != "baseline")
                     net = fmt::format("{:.0f}", m - *base);
             }
-            out += fmt::format("{:<{}} {:>11} {:>10} {:>10} {:>10} {:>10}  {:<20} {}\n", t.name, w, med,
-                               lo, hi, ns, net, exits_cell(t), suite::status_name(t.status));
+            std::string irq = t.irqs_per_iter && *t.irqs_per_iter > 0 ? fmt::format("{:.2f}", *t.irqs_per_iter) : "-";
+            out += fmt::format("{:<{}} {:>11} {:>10} {:>10} {:>10} {:>11}  {:<20} {:>8}  {}\n", t.name, w, med,
+                               lo, hi, ns, net, exits_cell(t), irq, suite::status_name(t.status));
+            if (!t.ipi_latency_cycles.empty())
+                extra.push_back(fmt::format("  {}: IPI delivery (sender ICR write -> target handler), "
+                                            "median of batch means {:.0f} cycles ({:.1f} ns)",
+                                            t.name, stats::median(t.ipi_latency_cycles),
+                                            stats::median(t.ipi_latency_cycles) / h.tsc_mhz * 1e3));
             if (!t.detail.empty() && t.status != suite::Status::NoExit)
                 details.push_back(fmt::format("  {} ({}): {}", t.name, suite::status_name(t.status),
                                               t.detail));
             if (!t.exits.note.empty() && !t.samples.empty())
                 notes[t.exits.note].push_back(t.name);
         }
-        if (!details.empty() || !notes.empty()) out += "\n";
+        if (!details.empty() || !notes.empty() || !extra.empty()) out += "\n";
+        for (const auto& d : extra) out += d + "\n";
         for (const auto& d : details) out += d + "\n";
         for (const auto& [note, tests] : notes)
             out += fmt::format("  {}: {}\n", fmt::join(tests, ", "), note);

@@ -28,6 +28,7 @@ bool is_failure(Status s);
 struct ExitCheck {
     std::string kind;                // exit_kind_name of the expectation
     double expected = 0;             // per iteration
+    double expected_max = 0;         // > expected: the upper end of a range
     std::optional<double> measured;  // per iteration; nullopt = unverified
     std::string source;              // the counter it came from
     std::string note;                // why unverified, or why zero is fine
@@ -37,7 +38,11 @@ struct RunSettings {
     std::optional<uint64_t> iterations;  // fixed batch size; adaptive when unset
     uint32_t repeats = 10;
     double time_goal_s = 0.02;           // adaptive: grow the batch until it takes this long
-    std::optional<int> cpu;              // host CPU for the vCPU thread
+    std::optional<int> cpu;              // host CPU for vCPU 0 (--cpu)
+    uint32_t smp = 1;                    // vCPUs, at least each test's minimum
+    std::vector<int> pin;                // host CPU per vCPU (--pin)
+    bool pin_auto = false;               // --pin auto: one host CPU per vCPU, round robin
+    std::string apic = "auto";           // auto (x2APIC when offered, as KUT), xapic, x2apic
     double watchdog_s = 3.0;             // no guest progress for this long = hung
     bool baseline = true;
 };
@@ -47,6 +52,9 @@ struct TestResult {
     Status status = Status::Error;
     std::string detail = {};             // skip reason, failure, registers
     uint64_t iterations = 0;             // per batch
+    uint32_t vcpus = 1;
+    std::optional<double> irqs_per_iter = {};       // interrupts handled, all vCPUs
+    std::vector<double> ipi_latency_cycles = {};    // per batch: sender ICR write -> target handler
     std::vector<double> samples = {};    // TSC cycles per iteration, one per repeat
     ExitCheck exits = {};
     std::map<std::string, double> kvm_stats_per_iter = {};

@@ -1,18 +1,23 @@
 #include "suite/runner.h"
 
 #include <cpuid.h>
+#include <sched.h>
 #include <cstring>
 #include <fmt/format.h>
 
 #include "guest/abi.h"
 #include "suite/session.h"
 #include "suite/verify.h"
+#include "vmm/boot.h"
 #include "vmm/devices.h"
 #include "vmm/machine.h"
 
 namespace eb::suite {
 
 namespace {
+
+// How long a guest waits for an interrupt before counting it lost.
+constexpr double kIrqWaitSeconds = 0.02;
 
 vmm::Vendor guest_vendor(const std::vector<kvm_cpuid_entry2>& cpuid) {
     for (const auto& e : cpuid)
@@ -30,9 +35,13 @@ vmm::Vendor guest_vendor(const std::vector<kvm_cpuid_entry2>& cpuid) {
 TestResult from_session(const TestSpec& t, Session& s, vmm::Machine& m, vmm::Backend backend) {
     TestResult r;
     r.name = t.name;
+    r.vcpus = m.nr_vcpus();
     r.iterations = s.iterations();
     r.samples = s.samples();
+    r.ipi_latency_cycles = s.ipi_latency();
     r.exits = check_exits(t.expect, s.observed(), backend);
+    if (s.observed().iterations)
+        r.irqs_per_iter = double(s.observed().irqs) / double(s.observed().iterations);
     if (const auto& kvm = s.observed().kvm; kvm && s.observed().iterations)
         for (const auto& [k, v] : *kvm)
             r.kvm_stats_per_iter[k] = double(v) / double(s.observed().iterations);
@@ -52,6 +61,11 @@ TestResult from_session(const TestSpec& t, Session& s, vmm::Machine& m, vmm::Bac
     }
     switch (s.end()) {
     case Session::End::Done:
+        if (auto lost = check_irqs(t.expect, s.observed())) {
+            r.status = Status::Failed;
+            r.detail = *lost;
+            break;
+        }
         r.status = classify(t.expect, r.exits);
         if (r.status == Status::NoExit && r.detail.empty())
             r.detail = "no exit measured: " + t.expect.zero_why;
@@ -82,7 +96,7 @@ HostContext probe_context(const kvm::System& sys) {
     HostContext h;
     h.sys = &sys;
     h.backend = vmm::detect_backend();
-    h.cpuid = sys.supported_cpuid();
+    h.cpuid = vmm::guest_cpuid(sys);
     h.vendor = guest_vendor(h.cpuid);
     h.host_cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
     try {
@@ -93,6 +107,19 @@ HostContext probe_context(const kvm::System& sys) {
         // leave tsc_khz empty: the host facts fall back to calibration
     }
     return h;
+}
+
+uint32_t resolve_apic_mode(const std::string& choice, const HostContext& h) {
+    bool has_x2 = false;
+    for (const auto& e : h.cpuid)
+        if (e.function == 1) has_x2 = (e.ecx >> 21) & 1;
+    if (choice == "xapic") return abi::kXapic;
+    if (choice == "x2apic") {
+        if (!has_x2) throw std::invalid_argument("--apic x2apic: KVM does not offer x2APIC to guests here");
+        return abi::kX2apic;
+    }
+    if (choice == "auto") return has_x2 ? abi::kX2apic : abi::kXapic;
+    throw std::invalid_argument("--apic must be auto, xapic or x2apic, not '" + choice + "'");
 }
 
 Runner::Runner(const kvm::System& sys, const vmm::GuestImage& image, HostContext host,
@@ -119,7 +146,11 @@ TestResult Runner::run(const TestSpec& t, const std::atomic<bool>& interrupt) co
         vmm::MachineConfig cfg;
         cfg.batch = body->batch;
         cfg.setup = body->setup;
-        if (settings_.cpu) cfg.pin = {*settings_.cpu};
+        cfg.vcpus = std::max(settings_.smp, t.min_vcpus);
+        cfg.pin = pins(cfg.vcpus);
+        cfg.apic_mode = host_.apic_mode;
+        cfg.parallel = t.parallel;
+        cfg.irq_wait_cycles = static_cast<uint64_t>(kIrqWaitSeconds * tsc_mhz_ * 1e6);
         vmm::Machine m(sys_, image_, cfg);
         vmm::install_test_devices(m);
         std::unique_ptr<Fixture> fixture = t.fixture ? t.fixture() : nullptr;
@@ -168,6 +199,24 @@ TestResult Runner::run(const TestSpec& t, const std::atomic<bool>& interrupt) co
         if (auto known = t.known_issue(host_.backend)) r.detail = *known + "; " + r.detail;
     r.wall_seconds = (monotonic_ns() - t0) / 1e9;
     return r;
+}
+
+std::vector<int> Runner::pins(uint32_t vcpus) const {
+    std::vector<int> out;
+    if (settings_.pin_auto) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        std::vector<int> allowed;
+        if (sched_getaffinity(0, sizeof set, &set) == 0)
+            for (int c = 0; c < CPU_SETSIZE; ++c)
+                if (CPU_ISSET(c, &set)) allowed.push_back(c);
+        for (uint32_t i = 0; i < vcpus && !allowed.empty(); ++i) out.push_back(allowed[i % allowed.size()]);
+    } else if (!settings_.pin.empty()) {
+        out = settings_.pin;
+    } else if (settings_.cpu) {
+        out = {*settings_.cpu};
+    }
+    return out;
 }
 
 std::vector<TestResult> Runner::run_all(const std::vector<const TestSpec*>& tests,

@@ -13,6 +13,9 @@ namespace eb::suite {
 
 // Probes what the tests' requirements ask about (one throwaway vCPU).
 HostContext probe_context(const kvm::System& sys);
+// "auto" (x2APIC when KVM offers it, as KUT does), "xapic" or "x2apic";
+// throws std::invalid_argument for anything else or an x2APIC the host lacks.
+uint32_t resolve_apic_mode(const std::string& choice, const HostContext& h);
 
 class Runner {
 public:
@@ -27,6 +30,8 @@ public:
                                     const std::function<void(const TestResult&)>& done) const;
 
 private:
+    std::vector<int> pins(uint32_t vcpus) const;
+
     const kvm::System& sys_;
     const vmm::GuestImage& image_;
     HostContext host_;

@@ -49,6 +49,12 @@ Session::Snapshot Session::snapshot() const {
     // Every userspace exit but the ucalls themselves.
     s.user_io = m_.pio().total_hits() - m_.pio().region("ucall")->hits.load();
     s.user_mmio = m_.mmio().total_hits();
+    for (uint32_t i = 0; i < m_.nr_vcpus(); ++i) {
+        const auto* mb = m_.mem().at<abi::Mailbox>(abi::mailbox_gpa(i));
+        s.irqs += mb->irqs;
+        s.ipi_lat_sum += mb->ipi_lat_sum;
+        s.ipi_lat_count += mb->ipi_lat_count;
+    }
     return s;
 }
 
@@ -57,6 +63,9 @@ void Session::accumulate(const Snapshot& from, const Snapshot& to) {
     obs_.batches += 1;
     obs_.user_io += to.user_io - from.user_io;
     obs_.user_mmio += to.user_mmio - from.user_mmio;
+    obs_.irqs += to.irqs - from.irqs;
+    if (uint64_t n = to.ipi_lat_count - from.ipi_lat_count)
+        ipi_latency_.push_back(double(to.ipi_lat_sum - from.ipi_lat_sum) / double(n));
     if (stats_)
         for (const auto& [name, i] : tracked_)
             (*obs_.kvm)[name] += stats_->value(to.stats, i) - stats_->value(from.stats, i);

@@ -33,11 +33,13 @@ public:
     // Iterations the guest completed in all batches, warm-up included.
     uint64_t all_iterations() const { return all_iterations_; }
     const Observed& observed() const { return obs_; }
+    const std::vector<double>& ipi_latency() const { return ipi_latency_; }
 
 private:
     struct Snapshot {
         std::vector<uint64_t> stats;
         uint64_t user_io = 0, user_mmio = 0;
+        uint64_t irqs = 0, ipi_lat_sum = 0, ipi_lat_count = 0;  // all vCPUs
     };
     Snapshot snapshot() const;
     void accumulate(const Snapshot& from, const Snapshot& to);
@@ -53,6 +55,7 @@ private:
     uint64_t all_iterations_ = 0;
     Snapshot prev_;
     std::vector<double> samples_;
+    std::vector<double> ipi_latency_;
     Observed obs_;
     End end_ = End::Running;
     std::string failure_;

@@ -1,5 +1,9 @@
 #include "suite/spec.h"
 
+#include <fmt/format.h>
+
+#include "guest/abi.h"
+
 namespace eb::suite {
 
 const char* exit_kind_name(ExitKind k) {
@@ -10,6 +14,16 @@ const char* exit_kind_name(ExitKind k) {
     case ExitKind::UserMmio: return "user-mmio";
     }
     return "?";
+}
+
+std::string Expect::describe() const {
+    if (kind == ExitKind::None) return "no exit";
+    std::string n = fmt::format("{:g}", per_iter);
+    if (max_per_iter > per_iter) n += fmt::format("-{:g}", max_per_iter);
+    std::string out = fmt::format("{} {} exit{}", n, exit_kind_name(kind),
+                                  per_iter == 1 && max_per_iter <= 1 ? "" : "s");
+    if (irqs_per_iter) out += fmt::format(", {:g} irq", *irqs_per_iter);
+    return out;
 }
 
 std::optional<std::string> TestSpec::body_for(const HostContext& h) const {
@@ -61,6 +75,14 @@ Requirement invd_opt_in() {
     return {"--allow-invd", [](const HostContext& h) -> std::optional<std::string> {
                 if (h.allow_invd) return std::nullopt;
                 return "INVD drops caches without writing them back; run with --allow-invd";
+            }};
+}
+
+Requirement x2apic_mode() {
+    return {"x2APIC mode", [](const HostContext& h) -> std::optional<std::string> {
+                if (h.apic_mode == abi::kX2apic) return std::nullopt;
+                return "the APIC runs in xAPIC mode; x2APIC tests need --apic x2apic (or auto, "
+                       "where KVM offers x2APIC)";
             }};
 }
 

@@ -19,9 +19,23 @@ const char* exit_kind_name(ExitKind k);
 
 struct Expect {
     ExitKind kind = ExitKind::None;
-    double per_iter = 0;          // exits per iteration
+    double per_iter = 0;          // exits per iteration (the minimum, with max_per_iter)
     bool may_be_zero = false;     // KVM may legitimately not intercept it
     std::string zero_why;         // ...and why
+    double max_per_iter = 0;      // > per_iter: a range, where APIC virtualization varies it
+    std::optional<double> irqs_per_iter = {};  // interrupts the guest must handle
+
+    Expect up_to(double max) const {
+        Expect e = *this;
+        e.max_per_iter = max;
+        return e;
+    }
+    Expect with_irqs(double n) const {
+        Expect e = *this;
+        e.irqs_per_iter = n;
+        return e;
+    }
+    std::string describe() const;
 
     Expect maybe_none(std::string why) const {
         Expect e = *this;
@@ -44,6 +58,7 @@ struct HostContext {
     std::optional<uint64_t> tsc_khz;            // KVM_GET_TSC_KHZ
     int host_cpus = 1;
     bool allow_invd = false;                    // --allow-invd
+    uint32_t apic_mode = 0;                     // abi::ApicMode the tests will run in
 };
 
 struct Requirement {
@@ -67,6 +82,8 @@ struct TestSpec {
     std::vector<Requirement> needs = {};
     std::vector<std::string> aliases = {};
     FixtureFactory fixture = {};  // host-side devices or ioeventfds, if any
+    uint32_t min_vcpus = 1;       // KUT's smp= for this test
+    bool parallel = false;        // KUT's parallel=1: every vCPU runs the body at once
     bool internal = false;        // harness self-test: not in the default suite
     // Known misbehaviour of a backend, shown by `list` and with a failed result.
     std::vector<std::pair<vmm::Backend, std::string>> known_issues = {};
@@ -95,5 +112,6 @@ struct CpuidBit {
 // Met when KVM supports any of `bits`. The guest re-checks what it really sees.
 Requirement cpuid_any(std::vector<CpuidBit> bits);
 Requirement invd_opt_in();
+Requirement x2apic_mode();
 
 } // namespace eb::suite

@@ -1,6 +1,7 @@
 #include "suite/verify.h"
 
 #include <cmath>
+#include <fmt/format.h>
 
 namespace eb::suite {
 
@@ -15,6 +16,7 @@ ExitCheck check_exits(const Expect& e, const Observed& o, vmm::Backend backend) 
     ExitCheck c;
     c.kind = exit_kind_name(e.kind);
     c.expected = e.per_iter;
+    c.expected_max = std::max(e.per_iter, e.max_per_iter);
     if (e.may_be_zero) c.note = e.zero_why;
     if (o.iterations == 0) {
         c.note = "no measured iterations";
@@ -55,11 +57,19 @@ ExitCheck check_exits(const Expect& e, const Observed& o, vmm::Backend backend) 
 
 Status classify(const Expect& e, const ExitCheck& c) {
     if (!c.measured) return Status::Unverified;
-    double m = *c.measured, want = e.per_iter;
-    double tol = std::max(0.02, 0.1 * want);
-    if (want == 0) return m <= tol ? Status::Ok : Status::Mismatch;
-    if (m < 0.1 * want) return e.may_be_zero ? Status::NoExit : Status::Mismatch;
-    return std::fabs(m - want) <= tol ? Status::Ok : Status::Mismatch;
+    double m = *c.measured, lo = e.per_iter, hi = std::max(e.per_iter, e.max_per_iter);
+    double tol = std::max(0.02, 0.1 * hi);
+    if (lo > 0 && m < 0.1 * lo) return e.may_be_zero ? Status::NoExit : Status::Mismatch;
+    return m >= lo - tol && m <= hi + tol ? Status::Ok : Status::Mismatch;
+}
+
+std::optional<std::string> check_irqs(const Expect& e, const Observed& o) {
+    if (!e.irqs_per_iter || o.iterations == 0) return std::nullopt;
+    double want = *e.irqs_per_iter * o.iterations;
+    // One interrupt may straddle each batch boundary.
+    if (std::fabs(double(o.irqs) - want) <= double(o.batches)) return std::nullopt;
+    return fmt::format("{} interrupts handled in {} iterations, expected {:g}: interrupts were lost",
+                       o.irqs, o.iterations, want);
 }
 
 } // namespace eb::suite

@@ -16,10 +16,13 @@ struct Observed {
     uint64_t batches = 0;      // one ucall exit ends each batch
     uint64_t user_io = 0;      // KVM_EXIT_IO to test devices (not the ucall port)
     uint64_t user_mmio = 0;    // KVM_EXIT_MMIO to test devices
+    uint64_t irqs = 0;         // interrupts handled, all vCPUs
     std::optional<std::map<std::string, uint64_t>> kvm;  // binary-stats deltas
 };
 
 ExitCheck check_exits(const Expect& e, const Observed& o, vmm::Backend backend);
 Status classify(const Expect& e, const ExitCheck& c);
+// nullopt when the guest handled the interrupts it should have; else why not.
+std::optional<std::string> check_irqs(const Expect& e, const Observed& o);
 
 } // namespace eb::suite

@@ -117,6 +117,14 @@ kvm_regs entry_regs(const GuestImage& image, uint32_t vcpu) {
     return r;
 }
 
+std::vector<kvm_cpuid_entry2> guest_cpuid(const kvm::System& sys) {
+    auto table = sys.supported_cpuid();
+    if (sys.has(EB_CAP(TSC_DEADLINE_TIMER)))
+        for (auto& e : table)
+            if (e.function == 1) e.ecx |= 1u << 24;
+    return table;
+}
+
 std::vector<kvm_cpuid_entry2> vcpu_cpuid(std::vector<kvm_cpuid_entry2> table, uint32_t vcpu) {
     for (auto& e : table) {
         if (e.function == 1) e.ebx = (e.ebx & 0x00ffffff) | (vcpu << 24);

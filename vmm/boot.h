@@ -6,6 +6,7 @@
 
 #include <linux/kvm.h>
 
+#include "kvm/system.h"
 #include "vmm/image.h"
 #include "vmm/memory.h"
 
@@ -23,5 +24,8 @@ kvm_sregs long_mode_sregs(const kvm_sregs& initial, uint32_t vcpu, const GuestCp
 kvm_regs entry_regs(const GuestImage& image, uint32_t vcpu);
 // The supported CPUID table, made per vCPU (APIC ids).
 std::vector<kvm_cpuid_entry2> vcpu_cpuid(std::vector<kvm_cpuid_entry2> supported, uint32_t vcpu);
+// What the guest is offered: KVM's supported table plus the bits a VMM must
+// add itself (TSC-deadline, which KVM emulates but older kernels do not list).
+std::vector<kvm_cpuid_entry2> guest_cpuid(const kvm::System& sys);
 
 } // namespace eb::vmm

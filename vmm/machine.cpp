@@ -62,17 +62,24 @@ Machine::Machine(const kvm::System& sys, const GuestImage& image, const MachineC
     boot->nr_vcpus = cfg.vcpus;
     boot->batch = cfg.batch;
     boot->setup = cfg.setup;
+    boot->apic_mode = cfg.apic_mode;
+    boot->parallel = cfg.parallel;
+    boot->irq_wait_cycles = cfg.irq_wait_cycles;
 
-    auto supported = sys.supported_cpuid();
+    auto supported = guest_cpuid(sys);
     GuestCpuState st = cfg.cpu;
     st.efer_nx = st.efer_nx && cpuid_has(supported, 0x80000001, 3, 20);
     vcpus_.reserve(cfg.vcpus);
     for (uint32_t i = 0; i < cfg.vcpus; ++i) {
-        mem_.at<abi::Mailbox>(abi::mailbox_gpa(i))->self = abi::mailbox_gpa(i);
+        auto* mb = mem_.at<abi::Mailbox>(abi::mailbox_gpa(i));
+        mb->self = abi::mailbox_gpa(i);
+        mb->vcpu = i;
         auto& v = vcpus_.emplace_back(vm_.create_vcpu(i));
         v.set_cpuid(vcpu_cpuid(supported, i));
         v.set_sregs(long_mode_sregs(v.sregs(), i, st));
         v.set_regs(entry_regs(image, i));
+        // APs would wait for INIT/SIPI; ours start in long mode like the BSP.
+        if (i) v.set_mp_state(KVM_MP_STATE_RUNNABLE);
     }
     outcomes_.resize(cfg.vcpus);
 }
@@ -93,17 +100,21 @@ void Machine::start() {
 
 bool Machine::wait(std::chrono::milliseconds d) {
     std::unique_lock lk(mu_);
-    return cv_.wait_for(lk, d, [this] { return running_ == 0; });
+    return cv_.wait_for(lk, d, [this] { return running_ == 0 || bsp_done_; });
 }
 
 void Machine::stop() {
     stop_.store(true);
-    while (!wait(std::chrono::milliseconds(0))) {
+    auto all_ended = [this](std::chrono::milliseconds d) {
+        std::unique_lock lk(mu_);
+        return cv_.wait_for(lk, d, [this] { return running_ == 0; });
+    };
+    while (!all_ended(std::chrono::milliseconds(0))) {
         for (uint32_t i = 0; i < threads_.size(); ++i) {
             vcpus_[i].run_struct()->immediate_exit = 1;
             pthread_kill(threads_[i].native_handle(), kKickSignal);
         }
-        if (wait(std::chrono::milliseconds(50))) break;
+        if (all_ended(std::chrono::milliseconds(50))) break;
     }
     for (auto& t : threads_)
         if (t.joinable()) t.join();
@@ -138,6 +149,7 @@ void Machine::vcpu_loop(uint32_t i) {
     }
     std::lock_guard lk(mu_);
     --running_;
+    if (i == 0) bsp_done_ = true;
     cv_.notify_all();
 }
 

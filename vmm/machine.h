@@ -25,6 +25,9 @@ struct MachineConfig {
     uint64_t batch = 0;         // guest address of the test's batch function
     uint64_t setup = 0;         // and of its setup function, or 0
     GuestCpuState cpu;
+    uint32_t apic_mode = 0;     // abi::ApicMode; 0 leaves the APIC alone
+    bool parallel = false;      // APs run the batch too
+    uint64_t irq_wait_cycles = 0;
 };
 
 // Why a vCPU thread stopped.
@@ -52,7 +55,8 @@ public:
     kvm::Vcpu& vcpu(uint32_t i) { return vcpus_[i]; }
 
     void start();
-    // Waits up to `d` for every vCPU thread to end; true when all have.
+    // Waits up to `d` for vCPU 0's thread, which runs the test, to end (or
+    // every thread, should an AP fail first); true when it has.
     bool wait(std::chrono::milliseconds d);
     // Kicks every vCPU out of KVM_RUN (signal + immediate_exit) and joins.
     void stop();
@@ -76,6 +80,7 @@ private:
     std::mutex mu_;
     std::condition_variable cv_;
     uint32_t running_ = 0;
+    bool bsp_done_ = false;
 };
 
 } // namespace eb::vmm

@@ -52,6 +52,29 @@ inline abi::Mailbox* mailbox() {
 
 inline void ucall(abi::Ucall u) { outl(abi::kUcallPort, u); }
 
+inline uint64_t rdtsc() {
+    uint32_t lo, hi;
+    asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return (uint64_t(hi) << 32) | lo;
+}
+
+// Shared by all vCPUs: the IPI sender's TSC stamp and the targets' ack count.
+extern volatile uint64_t ipi_sent_tsc;
+extern volatile uint64_t ipi_acks;
+
+inline const abi::BootInfo* boot_info() { return reinterpret_cast<const abi::BootInfo*>(abi::kBootInfo); }
+
+// Spins until `v` differs from `old`, or gives up after the host's interrupt
+// wait; false means the interrupt was lost (the host's count will show it).
+inline bool wait_change(const volatile uint64_t& v, uint64_t old) {
+    uint64_t deadline = rdtsc() + boot_info()->irq_wait_cycles;
+    while (v == old) {
+        if (rdtsc() > deadline) return false;
+        asm volatile("pause");
+    }
+    return true;
+}
+
 // Reports a failed check to the host; the test ends there.
 [[noreturn]] void fail(const char* msg);
 // Reports that the guest lacks what the test needs; the test is skipped.

@@ -1,8 +1,16 @@
 // The guest's main loop: run batches of the test body when the host asks,
 // report exceptions and failures through the mailbox.
+#include "guest/rt/apic.h"
 #include "guest/rt/guest.h"
 
 using namespace eb;
+
+bool eb_dispatch_irq(uint64_t vector);
+
+namespace eb::g {
+volatile uint64_t ipi_sent_tsc;
+volatile uint64_t ipi_acks;
+} // namespace eb::g
 
 namespace {
 
@@ -42,25 +50,74 @@ void skip(const char* why) {
 } // namespace eb::g
 
 extern "C" void eb_isr(IsrFrame* f) {
+    if (f->vector == 0xff) return;  // spurious: no EOI
+    if (f->vector >= 32 && eb_dispatch_irq(f->vector)) return;
     abi::Mailbox* mb = g::mailbox();
     if (f->vector < 32)
         mb->exc = {f->vector, f->error_code, f->rip, f->cs, f->rflags, f->rsp, read_cr2()};
     else
         mb->exc = {f->vector, 0, f->rip, f->cs, f->rflags, f->rsp, 0};
-    // No handlers yet: any exception or interrupt ends the test and is reported.
+    // An exception, or an interrupt no test asked for, ends the test.
     g::ucall(abi::kException);
     g::halt_forever();
 }
 
+namespace {
+
+using BatchFn = uint64_t (*)(uint64_t);
+
+// Parallel batches (KUT's parallel=1): the BSP opens a generation, every AP
+// runs the same batch, and the BSP's timing spans all of them.
+volatile uint64_t par_gen, par_iters, par_done;
+
+// IPI target: the sender stamped the TSC just before its ICR write.
+void ipi_ack() {
+    uint64_t lat = g::rdtsc_ordered() - g::ipi_sent_tsc;
+    abi::Mailbox* mb = g::mailbox();
+    mb->ipi_lat_sum = mb->ipi_lat_sum + lat;
+    mb->ipi_lat_count = mb->ipi_lat_count + 1;
+    __atomic_fetch_add(&g::ipi_acks, 1, __ATOMIC_SEQ_CST);
+    g::apic_eoi();
+}
+
+[[noreturn]] void ap_main(const abi::BootInfo* boot, BatchFn batch) {
+    if (boot->parallel) {
+        uint64_t seen = 0;
+        for (;;) {
+            while (par_gen == seen) g::pause();
+            seen = par_gen;
+            batch(par_iters);
+            __atomic_fetch_add(&par_done, 1, __ATOMIC_SEQ_CST);
+        }
+    }
+    for (;;) g::sti_hlt();  // idle until an IPI; its handler acknowledges it
+}
+
+uint64_t parallel_batch(const abi::BootInfo* boot, BatchFn batch, uint64_t n) {
+    uint64_t t0 = g::rdtsc_ordered();
+    par_iters = n;
+    par_done = 0;
+    __atomic_fetch_add(&par_gen, 1, __ATOMIC_SEQ_CST);
+    batch(n);
+    while (par_done < boot->nr_vcpus - 1) g::pause();
+    return g::rdtsc_ordered() - t0;
+}
+
+} // namespace
+
 extern "C" void guest_main(uint32_t vcpu) {
     auto* boot = reinterpret_cast<const abi::BootInfo*>(abi::kBootInfo);
-    if (vcpu != 0) g::halt_forever();  // APs stay parked until a test needs them
+    auto batch = reinterpret_cast<BatchFn>(boot->batch);
+    if (boot->apic_mode) g::apic_init(boot->apic_mode);
+    g::set_irq_handler(abi::kIpiVector, ipi_ack);
+    if (vcpu != 0) ap_main(boot, batch);
     if (boot->setup) reinterpret_cast<void (*)()>(boot->setup)();
-    auto batch = reinterpret_cast<uint64_t (*)(uint64_t)>(boot->batch);
     abi::Mailbox* mb = g::mailbox();
+    bool parallel = boot->parallel && boot->nr_vcpus > 1;
     g::ucall(abi::kReady);
     for (;;) {
-        mb->cycles = batch(mb->iterations);
+        uint64_t n = mb->iterations;
+        mb->cycles = parallel ? parallel_batch(boot, batch, n) : batch(n);
         g::ucall(abi::kBatchDone);
     }
 }

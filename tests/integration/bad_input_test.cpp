@@ -24,6 +24,12 @@ TEST(BadInput, BadNumbers) {
     expect_one_line_error(run_cli({"run", "cpuid", "--time-goal", "soon"}), 2, "--time-goal");
     expect_one_line_error(run_cli({"run", "cpuid", "--cpu", "4096"}), 2, "--cpu");
     expect_one_line_error(run_cli({"run", "cpuid", "--cpu", "x"}), 2, "--cpu");
+    expect_one_line_error(run_cli({"run", "cpuid", "--smp", "0"}), 2, "--smp");
+    expect_one_line_error(run_cli({"run", "cpuid", "--smp", "65"}), 2, "--smp");
+    expect_one_line_error(run_cli({"run", "cpuid", "--pin", "0,x"}), 2, "--pin");
+    expect_one_line_error(run_cli({"run", "cpuid", "--pin", "5-2"}), 2, "--pin");
+    expect_one_line_error(run_cli({"run", "cpuid", "--pin", "4000"}), 2, "--pin 4000");
+    expect_one_line_error(run_cli({"run", "cpuid", "--apic", "x3apic"}), 2, "--apic");
 }
 
 TEST(BadInput, UnknownOptionOrFormatOrCommand) {

@@ -10,7 +10,7 @@ section list
 "$eb" list --all; done_rc $?
 
 section run
-"$eb" run -n 64 -r 3 --allow-invd --format json; done_rc $?
+"$eb" run -n 64 -r 3 --allow-invd --watchdog 2s --format json; done_rc $?
 
 section hang
 "$eb" run selftest_hang -n 10 -r 1 --no-baseline --watchdog 2s --format json; done_rc $?

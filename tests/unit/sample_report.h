@@ -18,14 +18,14 @@ inline eb::suite::RunReport sample_report() {
     r.settings.iterations = 64;
     r.settings.cpu = 1;
     TestResult base{.name = "baseline", .status = Status::Ok, .iterations = 64, .samples = {100, 110, 90}};
-    base.exits = {"none", 0, 0.0, "KVM stats", ""};
+    base.exits = {"none", 0, 0, 0.0, "KVM stats", ""};
     TestResult cpuid{.name = "cpuid", .status = Status::Ok, .iterations = 64, .samples = {1234.7, 1300, 1200}};
-    cpuid.exits = {"kernel", 1, 1.0, "KVM stats", ""};
+    cpuid.exits = {"kernel", 1, 1, 1.0, "KVM stats", ""};
     cpuid.kvm_stats_per_iter = {{"exits", 1.02}};
     TestResult skip{.name = "ipi", .status = Status::Skipped, .detail = "needs 2 vCPUs"};
-    skip.exits = {"kernel", 1, std::nullopt, "", ""};
+    skip.exits = {"kernel", 1, 1, std::nullopt, "", ""};
     TestResult hung{.name = "vmcall", .status = Status::Hung, .detail = "rip=0x1"};
-    hung.exits = {"kernel", 1, std::nullopt, "", ""};
+    hung.exits = {"kernel", 1, 1, std::nullopt, "", ""};
     r.results = {base, cpuid, skip, hung};
     return r;
 }
