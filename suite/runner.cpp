@@ -40,8 +40,8 @@ TestResult from_session(const TestSpec& t, Session& s, vmm::Machine& m, vmm::Bac
     r.samples = s.samples();
     r.ipi_latency_cycles = s.ipi_latency();
     r.exits = check_exits(t.expect, s.observed(), backend);
-    if (s.observed().iterations)
-        r.irqs_per_iter = double(s.observed().irqs) / double(s.observed().iterations);
+    if (uint64_t n = std::max(s.observed().all_iterations, s.observed().iterations))
+        r.irqs_per_iter = double(s.observed().irqs) / double(n);
     if (const auto& kvm = s.observed().kvm; kvm && s.observed().iterations)
         for (const auto& [k, v] : *kvm)
             r.kvm_stats_per_iter[k] = double(v) / double(s.observed().iterations);
@@ -155,7 +155,7 @@ TestResult Runner::run(const TestSpec& t, const std::atomic<bool>& interrupt) co
         vmm::install_test_devices(m);
         std::unique_ptr<Fixture> fixture = t.fixture ? t.fixture() : nullptr;
         if (fixture) fixture->install(m);
-        Session s(m, settings_, tsc_mhz_);
+        Session s(m, settings_, tsc_mhz_, t.parallel ? cfg.vcpus : 1);
         m.pio().add("ucall", abi::kUcallPort, 4, [&s](const vmm::Access& a) { return s.on_ucall(a); });
 
         const int64_t budget_ns = static_cast<int64_t>(

@@ -32,8 +32,8 @@ int64_t monotonic_ns() {
         .count();
 }
 
-Session::Session(vmm::Machine& m, const RunSettings& s, double tsc_mhz)
-    : m_(m), settings_(s), goal_ticks_(s.time_goal_s * tsc_mhz * 1e6),
+Session::Session(vmm::Machine& m, const RunSettings& s, double tsc_mhz, uint32_t body_vcpus)
+    : m_(m), settings_(s), goal_ticks_(s.time_goal_s * tsc_mhz * 1e6), body_vcpus_(body_vcpus),
       last_progress_(monotonic_ns()) {
     if (m.vm().system().has(EB_CAP(BINARY_STATS_FD))) {
         stats_.emplace(m.vcpu(0).stats_fd());
@@ -60,6 +60,7 @@ Session::Snapshot Session::snapshot() const {
 
 void Session::accumulate(const Snapshot& from, const Snapshot& to) {
     obs_.iterations += n_;
+    obs_.all_iterations += n_ * body_vcpus_;
     obs_.batches += 1;
     obs_.user_io += to.user_io - from.user_io;
     obs_.user_mmio += to.user_mmio - from.user_mmio;
@@ -83,7 +84,7 @@ vmm::Action Session::on_ucall(const vmm::Access& a) {
         break;
     case abi::kBatchDone: {
         double cycles = static_cast<double>(mb->cycles);
-        all_iterations_ += n_;
+        all_iterations_ += n_ * body_vcpus_;
         if (measuring_) {
             accumulate(prev_, snapshot());
             samples_.push_back(cycles / n_);

@@ -18,7 +18,8 @@ namespace eb::suite {
 
 class Session {
 public:
-    Session(vmm::Machine& m, const RunSettings& s, double tsc_mhz);
+    // `body_vcpus`: how many vCPUs run each batch (all of them for parallel tests).
+    Session(vmm::Machine& m, const RunSettings& s, double tsc_mhz, uint32_t body_vcpus = 1);
 
     vmm::Action on_ucall(const vmm::Access& a);
 
@@ -30,7 +31,7 @@ public:
     const std::string& failure() const { return failure_; }
     const std::vector<double>& samples() const { return samples_; }
     uint64_t iterations() const { return n_; }
-    // Iterations the guest completed in all batches, warm-up included.
+    // Iterations every vCPU completed in all batches, warm-up included.
     uint64_t all_iterations() const { return all_iterations_; }
     const Observed& observed() const { return obs_; }
     const std::vector<double>& ipi_latency() const { return ipi_latency_; }
@@ -53,6 +54,7 @@ private:
     bool measuring_ = false;
     uint64_t n_ = 0;
     uint64_t all_iterations_ = 0;
+    uint32_t body_vcpus_;
     Snapshot prev_;
     std::vector<double> samples_;
     std::vector<double> ipi_latency_;

@@ -12,7 +12,8 @@
 namespace eb::suite {
 
 struct Observed {
-    uint64_t iterations = 0;   // summed over the measured batches
+    uint64_t iterations = 0;   // vCPU 0's, summed over the measured batches
+    uint64_t all_iterations = 0;  // every vCPU's: more than `iterations` for parallel tests
     uint64_t batches = 0;      // one ucall exit ends each batch
     uint64_t user_io = 0;      // KVM_EXIT_IO to test devices (not the ucall port)
     uint64_t user_mmio = 0;    // KVM_EXIT_MMIO to test devices

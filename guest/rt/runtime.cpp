@@ -82,6 +82,7 @@ void ipi_ack() {
 
 [[noreturn]] void ap_main(const abi::BootInfo* boot, BatchFn batch) {
     if (boot->parallel) {
+        if (boot->setup) reinterpret_cast<void (*)()>(boot->setup)();
         uint64_t seen = 0;
         for (;;) {
             while (par_gen == seen) g::pause();

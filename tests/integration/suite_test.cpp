@@ -128,12 +128,15 @@ TEST(Suite, LostInterruptIsAFailureNotANumber) {
 
 TEST(Suite, SmpAndPinningCompose) {
     REQUIRE_KVM();
-    auto r = run_cli({"run", "cpuid", "ple_round_robin", "-n", "32", "-r", "2", "--smp", "2",
-                      "--pin", "auto", "--format", "json"});
+    // Parallel tests run on both vCPUs; per-iteration counts stay per vCPU.
+    auto r = run_cli({"run", "cpuid", "ple_round_robin", "inl_from_qemu", "tscdeadline", "-n", "32",
+                      "-r", "2", "--smp", "2", "--pin", "auto", "--format", "json"});
     ASSERT_EQ(r.rc, 0) << r.err;
     auto rep = report::from_json(json::parse(r.out));
     EXPECT_EQ(find(rep, "ple_round_robin").vcpus, 2u);
     EXPECT_EQ(find(rep, "cpuid").vcpus, 2u);
+    EXPECT_DOUBLE_EQ(*find(rep, "inl_from_qemu").exits.measured, 1.0);
+    EXPECT_NEAR(*find(rep, "tscdeadline").irqs_per_iter, 1.0, 0.05);
     EXPECT_TRUE(rep.settings.pin_auto);
     auto over = run_cli({"run", "cpuid", "-n", "16", "-r", "1", "--smp", "9", "--format", "kut"});
     EXPECT_EQ(over.rc, 0) << over.err;
