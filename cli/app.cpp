@@ -11,6 +11,9 @@
 
 #include "cli/parse.h"
 #include "cli/suggest.h"
+#include "env/host_env.h"
+#include "vmm/boot.h"
+#include "vmm/cpuid_features.h"
 #include "guest/abi.h"
 #include "kvm/error.h"
 #include "report/exporter.h"
@@ -116,10 +119,26 @@ int cmd_list(const std::string& device, bool all) {
     return kOk;
 }
 
+int cmd_env(const std::string& device) {
+    std::optional<uint64_t> khz;
+    try {
+        auto sys = kvm::System::open(device);
+        khz = suite::probe_context(sys).tsc_khz;
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "exitbench: warning: {}; KVM facts are missing\n", e.what());
+    }
+    auto facts = env::capture(vmm::probe_host(khz));
+    size_t w = 0;
+    for (const auto& [k, v] : facts) w = std::max(w, k.size());
+    for (const auto& [k, v] : facts) fmt::print("{:<{}}  {}\n", k, w, v);
+    return kOk;
+}
+
 struct RunArgs {
     std::vector<std::string> tests;
     std::string iterations, repeats, time_goal, watchdog, json, format = "table", smp, pin, apic = "auto";
-    std::string cpu;
+    std::string cpu, guest_efer, cpuid;
+    std::vector<std::string> guest_msrs;
     bool no_baseline = false;
     bool allow_invd = false;
 };
@@ -148,6 +167,14 @@ int cmd_run(const std::string& device, const RunArgs& a) {
         for (int c : s.pin) check_cpu("--pin", c);
     }
     s.apic = a.apic;
+    for (const auto& m : a.guest_msrs) s.guest_msrs.push_back(suite::parse_msr_knob(m));
+    if (s.guest_msrs.size() > 8) throw UsageError("--guest-msr: at most 8 MSRs");
+    if (!a.guest_efer.empty()) s.guest_efer = suite::parse_efer(a.guest_efer);
+    std::vector<vmm::CpuidEdit> edits;
+    if (!a.cpuid.empty()) {
+        edits = vmm::parse_cpuid_edits(a.cpuid);
+        s.cpuid_edits = a.cpuid;
+    }
     auto exporter = report::make_exporter(a.format);
     if (!exporter)
         throw UsageError(fmt::format("--format must be one of {}, not '{}'",
@@ -164,6 +191,7 @@ int cmd_run(const std::string& device, const RunArgs& a) {
     auto sys = open_kvm(device);
     auto ctx = suite::probe_context(sys);
     ctx.allow_invd = a.allow_invd;
+    vmm::apply_cpuid_edits(ctx.cpuid, edits, vmm::guest_cpuid(sys));
     ctx.apic_mode = suite::resolve_apic_mode(s.apic, ctx);
     if (s.smp > static_cast<uint32_t>(ctx.host_cpus))
         fmt::print(stderr, "exitbench: warning: {} vCPUs on {} host CPUs: overcommit skews the numbers\n",
@@ -172,6 +200,7 @@ int cmd_run(const std::string& device, const RunArgs& a) {
     rep.tool_version = EB_VERSION;
     rep.settings = s;
     rep.host = vmm::probe_host(ctx.tsc_khz);
+    rep.env = env::capture(rep.host);
     suite::Runner runner(sys, vmm::GuestImage::embedded(), ctx, s, rep.host.tsc_mhz);
 
     std::signal(SIGINT, on_sigint);
@@ -209,6 +238,9 @@ int main(int argc, char** argv) {
     list->add_flag("--all", list_all, "include the harness self-tests");
     list->allow_extras(false);
 
+    auto* envc = app.add_subcommand("env", "print the host environment a result records");
+    envc->allow_extras(false);
+
     RunArgs ra;
     auto* run = app.add_subcommand("run", "run tests (all of the default suite when none are named)");
     run->add_option("tests", ra.tests, "test names (see 'list')");
@@ -223,6 +255,9 @@ int main(int argc, char** argv) {
     run->add_option("--format", ra.format, "stdout format: table, kut or json");
     run->add_option("--watchdog", ra.watchdog, "declare a guest hung after this long without progress (default 3s)");
     run->add_flag("--no-baseline", ra.no_baseline, "do not add the baseline test");
+    run->add_option("--guest-msr", ra.guest_msrs, "MSR=VALUE the guest writes first (repeatable), e.g. spec_ctrl=0x401");
+    run->add_option("--guest-efer", ra.guest_efer, "guest EFER bits, e.g. nx=off or nx=on,sce=off");
+    run->add_option("--cpuid", ra.cpuid, "CPUID edits for the guest: --cpuid=-x2apic,+rtm or --cpuid x2apic=off");
     run->add_flag("--allow-invd", ra.allow_invd, "let the invd test run (unsafe on bare-metal-like setups)");
     run->allow_extras(false);
 
@@ -238,12 +273,13 @@ int main(int argc, char** argv) {
                    extra.front());
         return kUsage;
     }
-    if (!*list && !*run) {
-        fmt::print(stderr, "exitbench: error: a command is required: list or run (see --help)\n");
+    if (!*list && !*run && !*envc) {
+        fmt::print(stderr, "exitbench: error: a command is required: list, run or env (see --help)\n");
         return kUsage;
     }
     try {
         if (*list) return cmd_list(device, list_all);
+        if (*envc) return cmd_env(device);
         return cmd_run(device, ra);
     } catch (const UsageError& e) {
         fmt::print(stderr, "exitbench: error: {}\n", e.what());

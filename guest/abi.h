@@ -56,6 +56,13 @@ struct ExceptionInfo {
     uint64_t vector, error_code, rip, cs, rflags, rsp, cr2;
 };
 
+// What the guest saw after the knobs: read back by the guest itself.
+struct GuestState {
+    uint64_t efer;
+    uint64_t msr[8];          // read back after writing msr_knobs[i]
+    uint32_t cpuid[8][4];     // eax..edx of cpuid_probes[i]
+};
+
 struct Mailbox {
     uint64_t self;                 // its own address: the guest reads it at %gs:0
     volatile uint64_t iterations;  // host -> guest: the next batch size
@@ -67,6 +74,7 @@ struct Mailbox {
     volatile uint64_t ipi_lat_sum, ipi_lat_count;
     ExceptionInfo exc;
     char msg[128];
+    GuestState state;
 };
 
 enum ApicMode : uint32_t { kXapic = 1, kX2apic = 2 };
@@ -79,7 +87,13 @@ struct BootInfo {
     uint32_t apic_mode;  // ApicMode
     uint32_t parallel;   // run the batch on every vCPU at once (KUT's parallel=1)
     uint64_t irq_wait_cycles;  // how long a test waits for an interrupt before calling it lost
+    // Guest state knobs, applied on every vCPU before the test's setup.
+    uint32_t nr_msr_knobs;
+    uint32_t nr_cpuid_probes;
+    struct { uint32_t index, pad; uint64_t value; } msr_knobs[8];
+    struct { uint32_t leaf, sub; } cpuid_probes[8];
 };
+
 
 // Vectors the runtime and tests use (KUT's values where it has them).
 constexpr uint8_t kIpiVector = 0x20;       // cross-vCPU IPI, acknowledged by the target

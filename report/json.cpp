@@ -21,6 +21,25 @@ json host_json(const vmm::HostFacts& h) {
 
 json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
+json guest_state_json(const suite::GuestStateSeen& g) {
+    return {{"efer", g.efer ? json(*g.efer) : json(nullptr)}, {"msrs", g.msrs}, {"cpuid", g.cpuid}};
+}
+
+json env_json(const std::vector<std::pair<std::string, std::string>>& env) {
+    json j = json::object();
+    for (const auto& [k, v] : env) j[k] = v;
+    return j;
+}
+
+json knobs_json(const suite::RunSettings& s) {
+    json msrs = json::array();
+    for (const auto& k : s.guest_msrs) msrs.push_back({{"name", k.name}, {"index", k.index}, {"value", k.value}});
+    auto tri = [](const std::optional<bool>& b) { return b ? json(*b ? "on" : "off") : json(nullptr); };
+    return {{"guest_msrs", msrs},
+            {"guest_efer", {{"nx", tri(s.guest_efer.nx)}, {"sce", tri(s.guest_efer.sce)}}},
+            {"cpuid", s.cpuid_edits}};
+}
+
 json result_json(const suite::TestResult& t, const std::optional<double>& base, double tsc_mhz) {
     json j = {{"name", t.name},
               {"status", suite::status_name(t.status)},
@@ -39,6 +58,7 @@ json result_json(const suite::TestResult& t, const std::optional<double>& base, 
                 {"note", t.exits.note}}},
               {"kvm_stats_per_iter", t.kvm_stats_per_iter},
               {"host_checks", t.host_checks},
+              {"guest_state", guest_state_json(t.guest_state)},
               {"wall_seconds", t.wall_seconds}};
     if (!t.samples.empty()) {
         double m = stats::median(t.samples);
@@ -74,6 +94,7 @@ json to_json(const suite::RunReport& r) {
             {"schema_version", kSchemaVersion},
             {"tool_version", r.tool_version},
             {"host", host_json(r.host)},
+            {"env", env_json(r.env)},
             {"settings",
              {{"iterations", s.iterations ? json(*s.iterations) : json(nullptr)},
               {"repeats", s.repeats},
@@ -83,6 +104,7 @@ json to_json(const suite::RunReport& r) {
               {"pin", s.pin},
               {"pin_auto", s.pin_auto},
               {"apic", s.apic},
+              {"knobs", knobs_json(s)},
               {"watchdog_s", s.watchdog_s},
               {"baseline", s.baseline}}},
             {"interrupted", r.interrupted},
@@ -120,8 +142,23 @@ suite::RunReport from_json(const json& j) {
     r.settings.pin = field<std::vector<int>>(s, "pin", "settings");
     r.settings.pin_auto = field<bool>(s, "pin_auto", "settings");
     r.settings.apic = field<std::string>(s, "apic", "settings");
+    const json& kn = field<json>(s, "knobs", "settings");
+    const json msrs = field<json>(kn, "guest_msrs", "knobs");
+    for (const json& m : msrs)
+        r.settings.guest_msrs.push_back({field<std::string>(m, "name", "a guest MSR"),
+                                         field<uint32_t>(m, "index", "a guest MSR"),
+                                         field<uint64_t>(m, "value", "a guest MSR")});
+    const json& ef = field<json>(kn, "guest_efer", "knobs");
+    for (const char* bit : {"nx", "sce"})
+        if (!field<json>(ef, bit, "guest_efer").is_null())
+            (std::string(bit) == "nx" ? r.settings.guest_efer.nx : r.settings.guest_efer.sce) =
+                field<std::string>(ef, bit, "guest_efer") == "on";
+    r.settings.cpuid_edits = field<std::string>(kn, "cpuid", "knobs");
+    const json env = field<json>(j, "env", "the document");
+    for (const auto& [k, v] : env.items()) r.env.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
     r.settings.baseline = field<bool>(s, "baseline", "settings");
-    for (const json& t : field<json>(j, "results", "the document")) {
+    const json results = field<json>(j, "results", "the document");
+    for (const json& t : results) {
         suite::TestResult x;
         x.name = field<std::string>(t, "name", "a result");
         auto st = suite::status_from_name(field<std::string>(t, "status", "a result"));
@@ -145,6 +182,10 @@ suite::RunReport from_json(const json& j) {
         x.kvm_stats_per_iter = field<std::map<std::string, double>>(t, "kvm_stats_per_iter", "a result");
         x.host_checks = field<std::vector<std::string>>(t, "host_checks", "a result");
         x.wall_seconds = field<double>(t, "wall_seconds", "a result");
+        const json& g = field<json>(t, "guest_state", "a result");
+        if (!field<json>(g, "efer", "guest_state").is_null()) x.guest_state.efer = field<uint64_t>(g, "efer", "guest_state");
+        x.guest_state.msrs = field<std::map<std::string, uint64_t>>(g, "msrs", "guest_state");
+        x.guest_state.cpuid = field<std::map<std::string, bool>>(g, "cpuid", "guest_state");
         r.results.push_back(std::move(x));
     }
     return r;

@@ -61,6 +61,7 @@ public:
             std::string irq = t.irqs_per_iter && *t.irqs_per_iter > 0 ? fmt::format("{:.2f}", *t.irqs_per_iter) : "-";
             out += fmt::format("{:<{}} {:>11} {:>10} {:>10} {:>10} {:>11}  {:<20} {:>8}  {}\n", t.name, w, med,
                                lo, hi, ns, net, exits_cell(t), irq, suite::status_name(t.status));
+            for (const auto& c : t.host_checks) extra.push_back(fmt::format("  {}: {}", t.name, c));
             if (!t.ipi_latency_cycles.empty())
                 extra.push_back(fmt::format("  {}: IPI delivery (sender ICR write -> target handler), "
                                             "median of batch means {:.0f} cycles ({:.1f} ns)",

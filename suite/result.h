@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "suite/knobs.h"
 #include "vmm/host.h"
 
 namespace eb::suite {
@@ -43,8 +44,18 @@ struct RunSettings {
     std::vector<int> pin;                // host CPU per vCPU (--pin)
     bool pin_auto = false;               // --pin auto: one host CPU per vCPU, round robin
     std::string apic = "auto";           // auto (x2APIC when offered, as KUT), xapic, x2apic
+    std::vector<MsrKnob> guest_msrs;     // --guest-msr, written by the guest before the loop
+    EferKnob guest_efer;                 // --guest-efer
+    std::string cpuid_edits;             // --cpuid, as given
     double watchdog_s = 3.0;             // no guest progress for this long = hung
     bool baseline = true;
+};
+
+// What the guest read back after the knobs were applied (vCPU 0).
+struct GuestStateSeen {
+    std::optional<uint64_t> efer;
+    std::map<std::string, uint64_t> msrs;   // knob name -> value read back
+    std::map<std::string, bool> cpuid;      // edited feature -> bit the guest sees
 };
 
 struct TestResult {
@@ -59,12 +70,14 @@ struct TestResult {
     ExitCheck exits = {};
     std::map<std::string, double> kvm_stats_per_iter = {};
     std::vector<std::string> host_checks = {};  // host-side checks that ran, e.g. eventfd counts
+    GuestStateSeen guest_state = {};
     double wall_seconds = 0;
 };
 
 struct RunReport {
     std::string tool_version;
     vmm::HostFacts host;
+    std::vector<std::pair<std::string, std::string>> env;  // env::capture()
     RunSettings settings;
     std::vector<TestResult> results;
     bool interrupted = false;

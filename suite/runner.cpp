@@ -9,6 +9,7 @@
 #include "suite/session.h"
 #include "suite/verify.h"
 #include "vmm/boot.h"
+#include "vmm/cpuid_features.h"
 #include "vmm/devices.h"
 #include "vmm/machine.h"
 
@@ -32,13 +33,33 @@ vmm::Vendor guest_vendor(const std::vector<kvm_cpuid_entry2>& cpuid) {
     return vmm::Vendor::Other;
 }
 
-TestResult from_session(const TestSpec& t, Session& s, vmm::Machine& m, vmm::Backend backend) {
+struct KnobNames {
+    const std::vector<MsrKnob>& msrs;
+    const std::vector<vmm::CpuidEdit>& cpuid;
+};
+
+TestResult from_session(const TestSpec& t, Session& s, vmm::Machine& m, vmm::Backend backend,
+                        const KnobNames& knobs) {
     TestResult r;
     r.name = t.name;
     r.vcpus = m.nr_vcpus();
     r.iterations = s.iterations();
     r.samples = s.samples();
     r.ipi_latency_cycles = s.ipi_latency();
+    if (const auto& st = s.guest_state()) {
+        r.guest_state.efer = st->efer;
+        for (size_t i = 0; i < knobs.msrs.size(); ++i) {
+            const auto& k = knobs.msrs[i];
+            r.guest_state.msrs[k.name] = st->msr[i];
+            if (st->msr[i] != k.value)
+                r.host_checks.push_back(fmt::format("guest MSR {} ({:#x}): wrote {:#x}, reads back {:#x}",
+                                                    k.name, k.index, k.value, st->msr[i]));
+        }
+        for (size_t i = 0; i < knobs.cpuid.size(); ++i) {
+            const auto& f = knobs.cpuid[i].feature;
+            r.guest_state.cpuid[f.name] = (st->cpuid[i][f.reg] >> f.bit) & 1;
+        }
+    }
     r.exits = check_exits(t.expect, s.observed(), backend);
     if (uint64_t n = std::max(s.observed().all_iterations, s.observed().iterations))
         r.irqs_per_iter = double(s.observed().irqs) / double(n);
@@ -124,7 +145,9 @@ uint32_t resolve_apic_mode(const std::string& choice, const HostContext& h) {
 
 Runner::Runner(const kvm::System& sys, const vmm::GuestImage& image, HostContext host,
                RunSettings settings, double tsc_mhz)
-    : sys_(sys), image_(image), host_(std::move(host)), settings_(settings), tsc_mhz_(tsc_mhz) {}
+    : sys_(sys), image_(image), host_(std::move(host)), settings_(settings), tsc_mhz_(tsc_mhz) {
+    if (!settings_.cpuid_edits.empty()) cpuid_edits_ = vmm::parse_cpuid_edits(settings_.cpuid_edits);
+}
 
 TestResult Runner::run(const TestSpec& t, const std::atomic<bool>& interrupt) const {
     TestResult r;
@@ -151,6 +174,11 @@ TestResult Runner::run(const TestSpec& t, const std::atomic<bool>& interrupt) co
         cfg.apic_mode = host_.apic_mode;
         cfg.parallel = t.parallel;
         cfg.irq_wait_cycles = static_cast<uint64_t>(kIrqWaitSeconds * tsc_mhz_ * 1e6);
+        cfg.cpuid = host_.cpuid;
+        if (settings_.guest_efer.nx) cfg.cpu.efer_nx = *settings_.guest_efer.nx;
+        if (settings_.guest_efer.sce) cfg.cpu.efer_sce = *settings_.guest_efer.sce;
+        for (const auto& k : settings_.guest_msrs) cfg.msr_knobs.emplace_back(k.index, k.value);
+        for (const auto& e : cpuid_edits_) cfg.cpuid_probes.emplace_back(e.feature.leaf, e.feature.sub);
         vmm::Machine m(sys_, image_, cfg);
         vmm::install_test_devices(m);
         std::unique_ptr<Fixture> fixture = t.fixture ? t.fixture() : nullptr;
@@ -174,14 +202,14 @@ TestResult Runner::run(const TestSpec& t, const std::atomic<bool>& interrupt) co
         }
         m.stop();
         if (stopped) {
-            r = from_session(t, s, m, host_.backend);
+            r = from_session(t, s, m, host_.backend, {settings_.guest_msrs, cpuid_edits_});
             r.status = *stopped;
             r.detail = *stopped == Status::Hung
                            ? fmt::format("no guest progress for {:.1f} s; stopped by the watchdog; {}",
                                          budget_ns / 1e9, m.registers(0))
                            : "interrupted by the user";
         } else {
-            r = from_session(t, s, m, host_.backend);
+            r = from_session(t, s, m, host_.backend, {settings_.guest_msrs, cpuid_edits_});
             if (fixture && !is_failure(r.status) && r.status != Status::Skipped)
                 if (auto c = fixture->check(s.all_iterations())) {
                     r.host_checks.push_back(c->what);

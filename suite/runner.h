@@ -7,6 +7,7 @@
 #include "kvm/system.h"
 #include "suite/result.h"
 #include "suite/spec.h"
+#include "vmm/cpuid_features.h"
 #include "vmm/image.h"
 
 namespace eb::suite {
@@ -37,6 +38,7 @@ private:
     HostContext host_;
     RunSettings settings_;
     double tsc_mhz_;
+    std::vector<vmm::CpuidEdit> cpuid_edits_;
 };
 
 } // namespace eb::suite

@@ -80,6 +80,7 @@ vmm::Action Session::on_ucall(const vmm::Access& a) {
 
     switch (type) {
     case abi::kReady:
+        state_ = mb->state;
         n_ = settings_.iterations.value_or(kFirstBatch);
         break;
     case abi::kBatchDone: {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "guest/abi.h"
 #include "kvm/stats.h"
 #include "suite/result.h"
 #include "suite/verify.h"
@@ -35,6 +36,8 @@ public:
     uint64_t all_iterations() const { return all_iterations_; }
     const Observed& observed() const { return obs_; }
     const std::vector<double>& ipi_latency() const { return ipi_latency_; }
+    // vCPU 0's view after the knobs, once the guest reported ready.
+    const std::optional<abi::GuestState>& guest_state() const { return state_; }
 
 private:
     struct Snapshot {
@@ -58,6 +61,7 @@ private:
     Snapshot prev_;
     std::vector<double> samples_;
     std::vector<double> ipi_latency_;
+    std::optional<abi::GuestState> state_;
     Observed obs_;
     End end_ = End::Running;
     std::string failure_;

@@ -65,8 +65,16 @@ Machine::Machine(const kvm::System& sys, const GuestImage& image, const MachineC
     boot->apic_mode = cfg.apic_mode;
     boot->parallel = cfg.parallel;
     boot->irq_wait_cycles = cfg.irq_wait_cycles;
+    if (cfg.msr_knobs.size() > std::size(boot->msr_knobs) || cfg.cpuid_probes.size() > std::size(boot->cpuid_probes))
+        throw std::invalid_argument("at most 8 guest MSR knobs and 8 CPUID probes");
+    boot->nr_msr_knobs = static_cast<uint32_t>(cfg.msr_knobs.size());
+    for (size_t i = 0; i < cfg.msr_knobs.size(); ++i)
+        boot->msr_knobs[i] = {cfg.msr_knobs[i].first, 0, cfg.msr_knobs[i].second};
+    boot->nr_cpuid_probes = static_cast<uint32_t>(cfg.cpuid_probes.size());
+    for (size_t i = 0; i < cfg.cpuid_probes.size(); ++i)
+        boot->cpuid_probes[i] = {cfg.cpuid_probes[i].first, cfg.cpuid_probes[i].second};
 
-    auto supported = guest_cpuid(sys);
+    auto supported = cfg.cpuid.empty() ? guest_cpuid(sys) : cfg.cpuid;
     GuestCpuState st = cfg.cpu;
     st.efer_nx = st.efer_nx && cpuid_has(supported, 0x80000001, 3, 20);
     vcpus_.reserve(cfg.vcpus);

@@ -28,6 +28,9 @@ struct MachineConfig {
     uint32_t apic_mode = 0;     // abi::ApicMode; 0 leaves the APIC alone
     bool parallel = false;      // APs run the batch too
     uint64_t irq_wait_cycles = 0;
+    std::vector<kvm_cpuid_entry2> cpuid;                     // empty: guest_cpuid(sys)
+    std::vector<std::pair<uint32_t, uint64_t>> msr_knobs;    // guest writes these first
+    std::vector<std::pair<uint32_t, uint32_t>> cpuid_probes; // leaves it reports back
 };
 
 // Why a vCPU thread stopped.

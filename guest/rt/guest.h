@@ -38,6 +38,28 @@ inline void wrmsr(uint32_t msr, uint64_t v) {
     asm volatile("wrmsr" :: "c"(msr), "a"(uint32_t(v)), "d"(uint32_t(v >> 32)) : "memory");
 }
 
+// WRMSR/RDMSR that survive a #GP: the fault handler finds the faulting rip
+// in eb_extable and resumes at the fixup, which reports the failure.
+#define EB_EXTABLE(fault, fixup) \
+    ".pushsection eb_extable, \"a\"\n.balign 8\n.quad " fault ", " fixup "\n.popsection\n"
+
+inline bool wrmsr_safe(uint32_t msr, uint64_t v) {
+    uint32_t failed = 0;
+    asm volatile("1: wrmsr\n2:\n" EB_EXTABLE("1b", "3f")
+                 ".pushsection .text.fixup, \"ax\"\n3: movl $1, %0\n jmp 2b\n.popsection\n"
+                 : "+r"(failed) : "c"(msr), "a"(uint32_t(v)), "d"(uint32_t(v >> 32)) : "memory");
+    return !failed;
+}
+
+inline bool rdmsr_safe(uint32_t msr, uint64_t* v) {
+    uint32_t failed = 0, lo = 0, hi = 0;
+    asm volatile("1: rdmsr\n2:\n" EB_EXTABLE("1b", "3f")
+                 ".pushsection .text.fixup, \"ax\"\n3: movl $1, %0\n jmp 2b\n.popsection\n"
+                 : "+r"(failed), "+a"(lo), "+d"(hi) : "c"(msr) : "memory");
+    *v = (uint64_t(hi) << 32) | lo;
+    return !failed;
+}
+
 inline uint32_t mmio_read32(uint64_t gpa) { return *reinterpret_cast<volatile uint32_t*>(gpa); }
 
 [[noreturn]] inline void halt_forever() {

@@ -49,8 +49,19 @@ void skip(const char* why) {
 
 } // namespace eb::g
 
+struct ExtableEntry {
+    uint64_t fault, fixup;
+};
+extern "C" const ExtableEntry __start_eb_extable[], __stop_eb_extable[];
+
 extern "C" void eb_isr(IsrFrame* f) {
     if (f->vector == 0xff) return;  // spurious: no EOI
+    if (f->vector < 32)
+        for (const ExtableEntry* e = __start_eb_extable; e != __stop_eb_extable; ++e)
+            if (e->fault == f->rip) {
+                f->rip = e->fixup;
+                return;
+            }
     if (f->vector >= 32 && eb_dispatch_irq(f->vector)) return;
     abi::Mailbox* mb = g::mailbox();
     if (f->vector < 32)
@@ -106,9 +117,28 @@ uint64_t parallel_batch(const abi::BootInfo* boot, BatchFn batch, uint64_t n) {
 
 } // namespace
 
+// Applies the host's guest-state knobs and records what the guest then sees.
+static void apply_knobs(const abi::BootInfo* boot, abi::Mailbox* mb) {
+    static const char hex[] = "0123456789abcdef";
+    for (uint32_t i = 0; i < boot->nr_msr_knobs && i < 8; ++i) {
+        const auto& k = boot->msr_knobs[i];
+        if (!g::wrmsr_safe(k.index, k.value)) {
+            char msg[] = "guest WRMSR 0x???????? raised #GP";
+            for (int d = 0; d < 8; ++d) msg[14 + d] = hex[(k.index >> (28 - 4 * d)) & 15];
+            g::fail(msg);
+        }
+        uint64_t v = 0;
+        mb->state.msr[i] = g::rdmsr_safe(k.index, &v) ? v : ~0ull;
+    }
+    for (uint32_t i = 0; i < boot->nr_cpuid_probes && i < 8; ++i)
+        g::cpuid(boot->cpuid_probes[i].leaf, boot->cpuid_probes[i].sub, mb->state.cpuid[i]);
+    mb->state.efer = g::rdmsr(0xc0000080);
+}
+
 extern "C" void guest_main(uint32_t vcpu) {
     auto* boot = reinterpret_cast<const abi::BootInfo*>(abi::kBootInfo);
     auto batch = reinterpret_cast<BatchFn>(boot->batch);
+    apply_knobs(boot, g::mailbox());
     if (boot->apic_mode) g::apic_init(boot->apic_mode);
     g::set_irq_handler(abi::kIpiVector, ipi_ack);
     if (vcpu != 0) ap_main(boot, batch);

@@ -40,6 +40,17 @@ TEST(BadInput, UnknownOptionOrFormatOrCommand) {
     expect_one_line_error(run_cli({"--frobnicate", "run"}), 2, "frobnicate");
 }
 
+TEST(BadInput, BadKnobs) {
+    expect_one_line_error(run_cli({"run", "cpuid", "--guest-msr", "spec_ctl=1"}), 2, "unknown MSR 'spec_ctl'");
+    expect_one_line_error(run_cli({"run", "cpuid", "--guest-msr", "spec_ctrl"}), 2, "MSR=VALUE");
+    expect_one_line_error(run_cli({"run", "cpuid", "--guest-msr", "spec_ctrl=lots"}), 2, "not a number");
+    expect_one_line_error(run_cli({"run", "cpuid", "--guest-msr", "efer=1"}), 2, "--guest-efer");
+    expect_one_line_error(run_cli({"run", "cpuid", "--guest-efer", "nx=maybe"}), 2, "--guest-efer");
+    expect_one_line_error(run_cli({"run", "cpuid", "--guest-efer", "lme=on"}), 2, "unknown bit");
+    expect_one_line_error(run_cli({"run", "cpuid", "--cpuid=+warp-drive"}), 2, "unknown feature 'warp-drive'");
+    expect_one_line_error(run_cli({"run", "cpuid", "--cpuid", "x2apic"}), 2, "--cpuid takes");
+}
+
 TEST(BadInput, UnwritableJsonPathFailsBeforeRunning) {
     expect_one_line_error(run_cli({"run", "cpuid", "--json", "/nonexistent-dir/r.json"}), 2,
                           "cannot write /nonexistent-dir/r.json");

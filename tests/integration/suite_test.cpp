@@ -155,6 +155,45 @@ TEST(Suite, ApicModesAreSelectable) {
     EXPECT_NE(find(rep, "x2apic_self_ipi_sti_hlt").detail.find("xAPIC mode"), std::string::npos);
 }
 
+TEST(Knobs, GuestSeesTheMsrEferAndCpuidItWasGiven) {
+    REQUIRE_KVM();
+    auto r = run_cli({"run", "cpuid", "-n", "16", "-r", "1", "--guest-msr", "kernel_gs_base=0x1234000",
+                      "--guest-msr", "0x3b=0", "--guest-efer", "nx=off,sce=off", "--cpuid=-x2apic,tsc-deadline=off",
+                      "--format", "json"});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    auto rep = report::from_json(json::parse(r.out));
+    const auto& g = find(rep, "cpuid").guest_state;
+    EXPECT_EQ(g.msrs.at("kernel_gs_base"), 0x1234000u);
+    EXPECT_EQ(g.msrs.at("0x3b"), 0u);
+    ASSERT_TRUE(g.efer);
+    EXPECT_EQ(*g.efer & ((1u << 11) | 1u), 0u);  // NX and SCE clear
+    EXPECT_FALSE(g.cpuid.at("x2apic"));
+    EXPECT_FALSE(g.cpuid.at("tsc-deadline"));
+    EXPECT_EQ(rep.settings.guest_msrs.size(), 2u);
+    EXPECT_EQ(rep.settings.cpuid_edits, "-x2apic,tsc-deadline=off");
+    // The default EFER matches a Linux host: NX and SCE set.
+    auto d = report::from_json(json::parse(run_cli({"run", "cpuid", "-n", "16", "-r", "1", "--format", "json"}).out));
+    EXPECT_EQ(*find(d, "cpuid").guest_state.efer & ((1u << 11) | 1u), (1u << 11) | 1u);
+}
+
+TEST(Knobs, CpuidEditsChangeWhatRunsAndHow) {
+    REQUIRE_KVM();
+    // Without x2APIC, auto picks xAPIC and the x2APIC tests say why they skip.
+    auto r = run_cli({"run", "x2apic_self_ipi_sti_hlt", "tscdeadline", "-n", "16", "-r", "1",
+                      "--cpuid=-x2apic,-tsc-deadline", "--format", "json"});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    auto rep = report::from_json(json::parse(r.out));
+    EXPECT_EQ(find(rep, "x2apic_self_ipi_sti_hlt").status, suite::Status::Skipped);
+    EXPECT_EQ(find(rep, "tscdeadline").status, suite::Status::Skipped);
+}
+
+TEST(Knobs, AGuestMsrWriteThatFaultsIsReported) {
+    REQUIRE_KVM();
+    auto rep = run_json({"cpuid", "--guest-msr", "0x777=1"});
+    EXPECT_EQ(find(rep, "cpuid").status, suite::Status::Failed);
+    EXPECT_NE(find(rep, "cpuid").detail.find("WRMSR 0x00000777 raised #GP"), std::string::npos);
+}
+
 TEST(Suite, CostlyExitsCostMoreThanTheBaseline) {
     REQUIRE_KVM();
     auto rep = run_json({"baseline", "inl_from_qemu", "mmio_from_user"});

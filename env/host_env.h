@@ -1,0 +1,28 @@
+// The host environment a result was measured in: everything that can make
+// two runs differ besides the change under test (seed 000/003/004's variables).
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "vmm/host.h"
+
+namespace eb::env {
+
+// Ordered "group.key" -> value. Values that cannot be read say
+// "unreadable: why" rather than being left out or guessed.
+using Facts = std::vector<std::pair<std::string, std::string>>;
+
+Facts capture(const vmm::HostFacts& host);
+
+// The facts whose values differ, or that only one side has.
+struct Difference {
+    std::string key, a, b;
+};
+std::vector<Difference> diff(const Facts& a, const Facts& b);
+
+// Pure helpers, tested on fixtures.
+std::string cpuinfo_field(const std::string& cpuinfo, const std::string& key);
+std::string cmdline_param(const std::string& cmdline, const std::string& key);
+
+} // namespace eb::env
