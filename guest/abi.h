@@ -37,6 +37,9 @@ constexpr uint16_t kPmTimerPort = 0x608;   // ACPI PM timer, where QEMU's PIIX4 
 // exit to the VMM or are served by an ioeventfd.
 constexpr uint64_t kTestDevMmio = 0xd0001000;
 constexpr uint16_t kTestDevPort = 0x6000;
+// A memslot the host unmaps between batches, for first-touch EPT/NPT violations.
+constexpr uint64_t kNpfRegion = 0x40000000;
+constexpr uint64_t kNpfBytes = 64ull << 20;
 constexpr uint32_t kTestDevValue = 0x7e57da7a; // what the guest writes; datamatch matches it
 
 // GDT selectors.

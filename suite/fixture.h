@@ -15,6 +15,8 @@ class Fixture {
 public:
     virtual ~Fixture() = default;
     virtual void install(vmm::Machine& m) = 0;
+    // On the vCPU thread, after a batch and before the next one starts.
+    virtual void between_batches() {}
     struct Check {
         bool ok;
         std::string what;  // e.g. "ioeventfd fired 960 times for 960 guest writes"
@@ -28,6 +30,12 @@ enum class Space { Mmio, Pio };
 enum class Delivery { ToUser, WildcardEventfd, DatamatchEventfd };
 
 FixtureFactory pm_timer_fixture();
+// KVM_CAP_EXIT_HYPERCALL for KVM_HC_MAP_GPA_RANGE: those hypercalls exit to the VMM.
+FixtureFactory hypercall_exit_fixture();
+// An MSR filter that denies TSC_ADJUST, so its accesses exit to the VMM.
+FixtureFactory msr_filter_fixture();
+// A memslot at abi::kNpfRegion whose pages the host unmaps between batches.
+FixtureFactory npf_fixture();
 // The pci-testdev stand-in: writes exit to the VMM or are eaten by an ioeventfd.
 FixtureFactory testdev_fixture(Space space, Delivery delivery);
 

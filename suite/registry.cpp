@@ -1,5 +1,7 @@
 #include "suite/registry.h"
 
+#include "guest/abi.h"
+
 #include <algorithm>
 
 namespace eb::suite {
@@ -153,6 +155,53 @@ std::vector<TestSpec> base_tests() {
          .body = "testdev_pio_write", .expect = kernel_exits(1),
          .needs = {capability(EB_CAP(IOEVENTFD))},
          .fixture = testdev_fixture(Space::Pio, Delivery::DatamatchEventfd)},
+        // Beyond vmexit.flat.
+        {.name = "xsetbv", .summary = "XSETBV XCR0 (unchanged value)", .body = "xsetbv",
+         .expect = kernel_exits(1), .needs = {cpuid_any({{"XSAVE", 1, 2, 26}})}},
+        {.name = "rdpmc", .summary = "RDPMC counter 0", .body = "rdpmc",
+         .expect = kernel_exits(1).maybe_none("a passthrough (mediated) PMU does not intercept RDPMC")},
+        {.name = "rdtscp", .summary = "RDTSCP: KVM does not intercept it; verify", .body = "rdtscp",
+         .expect = no_exit(), .needs = {cpuid_any({{"RDTSCP", 0x80000001, 3, 27}})}},
+        {.name = "invlpg", .summary = "INVLPG of one page", .body = "invlpg",
+         .expect = kernel_exits(1).maybe_none("with EPT/NPT KVM does not intercept INVLPG")},
+        {.name = "invpcid", .summary = "INVPCID type 2 (all contexts, globals too)", .body = "invpcid",
+         .expect = kernel_exits(1).maybe_none("with EPT, VMX executes INVPCID without an exit"),
+         .needs = {cpuid_any({{"INVPCID", 7, 1, 10}})}},
+        {.name = "monitor_mwait", .summary = "MONITOR then MWAIT (KVM treats MWAIT as a NOP)",
+         .body = "monitor_mwait", .expect = kernel_exits(2).maybe_none("MWAIT passthrough (disabled exits)"),
+         .needs = {cpuid_any({{"MONITOR", 1, 2, 3}})}},
+        {.name = "pause", .summary = "a single PAUSE: no exit unless a loop trips pause-loop exiting",
+         .body = "pause", .expect = no_exit()},
+        {.name = "npf_first_touch",
+         .summary = "write to a page the host just unmapped: an EPT/NPT violation and a host fault",
+         .body = "npf_first_touch", .expect = kernel_exits(1), .fixture = npf_fixture(),
+         .max_iterations = abi::kNpfBytes / 4096},
+        {.name = "string_pio_to_user", .summary = "REP INSB of 8 bytes from the VMM's port: one exit",
+         .body = "string_pio_to_user", .expect = user_io_exits(1)},
+        {.name = "hlt_wake", .summary = "HLT, woken by the TSC-deadline timer 2000 cycles later",
+         .body = "hlt_wake",
+         .expect = kernel_exits(2).up_to(4).maybe_none("APICv can virtualize the EOI").with_irqs(1),
+         .needs = {cpuid_any({{"TSC_DEADLINE", 1, 2, 24}})}},
+        {.name = "irq_window",
+         .summary = "self-IPI pending while IF=0; STI opens the interrupt window (irq_window_exits)",
+         .body = "irq_window",
+         .expect = kernel_exits(1).up_to(4).maybe_none("APICv/AVIC deliver without window exits").with_irqs(1),
+         .known_issues = {{vmm::Backend::Pvm, "kvm_pvm injects interrupts only between emulation "
+                                              "batches, so the window is missed"}}},
+        {.name = "hypercall_to_user",
+         .summary = "KVM_HC_MAP_GPA_RANGE, sent to the VMM with KVM_CAP_EXIT_HYPERCALL",
+         .body = Body("hypercall_to_user_intel", "hypercall_to_user_amd"), .expect = user_hypercall_exits(1),
+         .needs = {known_vendor(), capability(EB_CAP(EXIT_HYPERCALL))}, .fixture = hypercall_exit_fixture(),
+         .known_issues = {{vmm::Backend::Pvm, "kvm_pvm livelocks on a CPL0 VMCALL/VMMCALL; the "
+                                              "watchdog reports it as hung"}}},
+        {.name = "rdmsr_to_user", .summary = "RDMSR denied by the MSR filter: KVM_EXIT_X86_RDMSR",
+         .body = "rdmsr_to_user", .expect = user_msr_exits(1),
+         .needs = {capability(EB_CAP(X86_USER_SPACE_MSR)), capability(EB_CAP(X86_MSR_FILTER))},
+         .fixture = msr_filter_fixture()},
+        {.name = "wrmsr_to_user", .summary = "WRMSR denied by the MSR filter: KVM_EXIT_X86_WRMSR",
+         .body = "wrmsr_to_user", .expect = user_msr_exits(1),
+         .needs = {capability(EB_CAP(X86_USER_SPACE_MSR)), capability(EB_CAP(X86_MSR_FILTER))},
+         .fixture = msr_filter_fixture()},
         {.name = "mmio_from_user",
          .summary = "32-bit MMIO read of a GPA with no memslot, answered by the VMM",
          .body = "mmio_from_user", .expect = user_mmio_exits(1)},

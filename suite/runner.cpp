@@ -183,7 +183,7 @@ TestResult Runner::run(const TestSpec& t, const std::atomic<bool>& interrupt) co
         vmm::install_test_devices(m);
         std::unique_ptr<Fixture> fixture = t.fixture ? t.fixture() : nullptr;
         if (fixture) fixture->install(m);
-        Session s(m, settings_, tsc_mhz_, t.parallel ? cfg.vcpus : 1);
+        Session s(m, settings_, tsc_mhz_, t.parallel ? cfg.vcpus : 1, fixture.get(), t.max_iterations);
         m.pio().add("ucall", abi::kUcallPort, 4, [&s](const vmm::Access& a) { return s.on_ucall(a); });
 
         const int64_t budget_ns = static_cast<int64_t>(

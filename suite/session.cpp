@@ -32,8 +32,10 @@ int64_t monotonic_ns() {
         .count();
 }
 
-Session::Session(vmm::Machine& m, const RunSettings& s, double tsc_mhz, uint32_t body_vcpus)
+Session::Session(vmm::Machine& m, const RunSettings& s, double tsc_mhz, uint32_t body_vcpus,
+                 Fixture* fixture, uint64_t max_iterations)
     : m_(m), settings_(s), goal_ticks_(s.time_goal_s * tsc_mhz * 1e6), body_vcpus_(body_vcpus),
+      fixture_(fixture), max_n_(max_iterations ? max_iterations : kMaxBatch),
       last_progress_(monotonic_ns()) {
     if (m.vm().system().has(EB_CAP(BINARY_STATS_FD))) {
         stats_.emplace(m.vcpu(0).stats_fd());
@@ -49,6 +51,8 @@ Session::Snapshot Session::snapshot() const {
     // Every userspace exit but the ucalls themselves.
     s.user_io = m_.pio().total_hits() - m_.pio().region("ucall")->hits.load();
     s.user_mmio = m_.mmio().total_hits();
+    s.hypercall = m_.hypercall_exits();
+    s.msr = m_.msr_exits();
     for (uint32_t i = 0; i < m_.nr_vcpus(); ++i) {
         const auto* mb = m_.mem().at<abi::Mailbox>(abi::mailbox_gpa(i));
         s.irqs += mb->irqs;
@@ -65,6 +69,8 @@ void Session::accumulate(const Snapshot& from, const Snapshot& to) {
     obs_.user_io += to.user_io - from.user_io;
     obs_.user_mmio += to.user_mmio - from.user_mmio;
     obs_.irqs += to.irqs - from.irqs;
+    obs_.user_hypercall += to.hypercall - from.hypercall;
+    obs_.user_msr += to.msr - from.msr;
     if (uint64_t n = to.ipi_lat_count - from.ipi_lat_count)
         ipi_latency_.push_back(double(to.ipi_lat_sum - from.ipi_lat_sum) / double(n));
     if (stats_)
@@ -81,7 +87,7 @@ vmm::Action Session::on_ucall(const vmm::Access& a) {
     switch (type) {
     case abi::kReady:
         state_ = mb->state;
-        n_ = settings_.iterations.value_or(kFirstBatch);
+        n_ = std::min(settings_.iterations.value_or(kFirstBatch), max_n_);
         break;
     case abi::kBatchDone: {
         double cycles = static_cast<double>(mb->cycles);
@@ -93,14 +99,14 @@ vmm::Action Session::on_ucall(const vmm::Access& a) {
                 end_ = End::Done;
                 return vmm::Action::Stop;
             }
-        } else if (!settings_.iterations && cycles < goal_ticks_) {
+        } else if (!settings_.iterations && cycles < goal_ticks_ && n_ < max_n_) {
             if (n_ >= kMaxBatch) {
                 end_ = End::Diverged;
                 failure_ = fmt::format("a batch of {} iterations still took only {:.0f} cycles; "
                                        "the body does not seem to run", n_, cycles);
                 return vmm::Action::Stop;
             }
-            n_ *= 2;
+            n_ = std::min(n_ * 2, max_n_);
         } else {
             measuring_ = true;  // the warm-up batch(es) are discarded, as in vmexit.flat
         }
@@ -125,6 +131,7 @@ vmm::Action Session::on_ucall(const vmm::Access& a) {
         return vmm::Action::Stop;
     }
     mb->iterations = n_;
+    if (fixture_) fixture_->between_batches();
     prev_ = snapshot();  // the last thing before re-entry: the next batch starts now
     return vmm::Action::Resume;
 }

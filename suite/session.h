@@ -11,6 +11,7 @@
 
 #include "guest/abi.h"
 #include "kvm/stats.h"
+#include "suite/fixture.h"
 #include "suite/result.h"
 #include "suite/verify.h"
 #include "vmm/machine.h"
@@ -20,7 +21,8 @@ namespace eb::suite {
 class Session {
 public:
     // `body_vcpus`: how many vCPUs run each batch (all of them for parallel tests).
-    Session(vmm::Machine& m, const RunSettings& s, double tsc_mhz, uint32_t body_vcpus = 1);
+    Session(vmm::Machine& m, const RunSettings& s, double tsc_mhz, uint32_t body_vcpus = 1,
+            Fixture* fixture = nullptr, uint64_t max_iterations = 0);
 
     vmm::Action on_ucall(const vmm::Access& a);
 
@@ -44,6 +46,7 @@ private:
         std::vector<uint64_t> stats;
         uint64_t user_io = 0, user_mmio = 0;
         uint64_t irqs = 0, ipi_lat_sum = 0, ipi_lat_count = 0;  // all vCPUs
+        uint64_t hypercall = 0, msr = 0;
     };
     Snapshot snapshot() const;
     void accumulate(const Snapshot& from, const Snapshot& to);
@@ -58,6 +61,8 @@ private:
     uint64_t n_ = 0;
     uint64_t all_iterations_ = 0;
     uint32_t body_vcpus_;
+    Fixture* fixture_;
+    uint64_t max_n_;
     Snapshot prev_;
     std::vector<double> samples_;
     std::vector<double> ipi_latency_;

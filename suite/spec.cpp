@@ -12,6 +12,8 @@ const char* exit_kind_name(ExitKind k) {
     case ExitKind::Kernel: return "kernel";
     case ExitKind::UserIo: return "user-io";
     case ExitKind::UserMmio: return "user-mmio";
+    case ExitKind::UserHypercall: return "user-hypercall";
+    case ExitKind::UserMsr: return "user-msr";
     }
     return "?";
 }

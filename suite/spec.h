@@ -14,7 +14,7 @@
 namespace eb::suite {
 
 // Where the exit a test provokes is handled.
-enum class ExitKind { None, Kernel, UserIo, UserMmio };
+enum class ExitKind { None, Kernel, UserIo, UserMmio, UserHypercall, UserMsr };
 const char* exit_kind_name(ExitKind k);
 
 struct Expect {
@@ -48,6 +48,8 @@ inline Expect no_exit() { return {ExitKind::None, 0, false, {}}; }
 inline Expect kernel_exits(double n) { return {ExitKind::Kernel, n, false, {}}; }
 inline Expect user_io_exits(double n) { return {ExitKind::UserIo, n, false, {}}; }
 inline Expect user_mmio_exits(double n) { return {ExitKind::UserMmio, n, false, {}}; }
+inline Expect user_hypercall_exits(double n) { return {ExitKind::UserHypercall, n, false, {}}; }
+inline Expect user_msr_exits(double n) { return {ExitKind::UserMsr, n, false, {}}; }
 
 // What the host offers, for deciding skips.
 struct HostContext {
@@ -83,6 +85,7 @@ struct TestSpec {
     std::vector<std::string> aliases = {};
     FixtureFactory fixture = {};  // host-side devices or ioeventfds, if any
     uint32_t min_vcpus = 1;       // KUT's smp= for this test
+    uint64_t max_iterations = 0;  // cap on the batch size, where the body uses a finite resource
     bool parallel = false;        // KUT's parallel=1: every vCPU runs the body at once
     bool internal = false;        // harness self-test: not in the default suite
     // Known misbehaviour of a backend, shown by `list` and with a failed result.

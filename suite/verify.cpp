@@ -30,6 +30,12 @@ ExitCheck check_exits(const Expect& e, const Observed& o, vmm::Backend backend) 
         c.source = "VMM count of KVM_EXIT_IO";
         return c;
     }
+    if (e.kind == ExitKind::UserHypercall || e.kind == ExitKind::UserMsr) {
+        bool hc = e.kind == ExitKind::UserHypercall;
+        c.measured = (hc ? o.user_hypercall : o.user_msr) / all;
+        c.source = hc ? "VMM count of KVM_EXIT_HYPERCALL" : "VMM count of KVM_EXIT_X86_RDMSR/WRMSR";
+        return c;
+    }
     if (e.kind == ExitKind::UserMmio) {
         c.measured = o.user_mmio / all;
         c.source = "VMM count of KVM_EXIT_MMIO";

@@ -18,6 +18,7 @@ struct Observed {
     uint64_t user_io = 0;      // KVM_EXIT_IO to test devices (not the ucall port)
     uint64_t user_mmio = 0;    // KVM_EXIT_MMIO to test devices
     uint64_t irqs = 0;         // interrupts handled, all vCPUs
+    uint64_t user_hypercall = 0, user_msr = 0;
     std::optional<std::map<std::string, uint64_t>> kvm;  // binary-stats deltas
 };
 

@@ -175,11 +175,11 @@ Action Machine::dispatch(uint32_t i, kvm_run* run) {
         if (!r)
             return unexpected(fmt::format("KVM_EXIT_IO {} port {:#x} size {} with no device",
                                           write ? "out" : "in", run->io.port, run->io.size));
+        // One exit, whatever the string count: hits count exits, not elements.
+        r->hits.fetch_add(1, std::memory_order_relaxed);
         Action a = Action::Resume;
-        for (uint32_t k = 0; k < run->io.count && a == Action::Resume; ++k) {
-            r->hits.fetch_add(1, std::memory_order_relaxed);
+        for (uint32_t k = 0; k < run->io.count && a == Action::Resume; ++k)
             a = r->handler({i, run->io.port, write, {data + k * run->io.size, run->io.size}});
-        }
         return a;
     }
     case KVM_EXIT_MMIO: {
@@ -192,6 +192,19 @@ Action Machine::dispatch(uint32_t i, kvm_run* run) {
         return r->handler({i, run->mmio.phys_addr, run->mmio.is_write != 0,
                            {run->mmio.data, std::min<uint32_t>(run->mmio.len, 8)}});
     }
+    case KVM_EXIT_HYPERCALL:  // only those enabled with KVM_CAP_EXIT_HYPERCALL
+        hypercall_exits_.fetch_add(1, std::memory_order_relaxed);
+        run->hypercall.ret = 0;
+        return Action::Resume;
+    case KVM_EXIT_X86_RDMSR:  // only MSRs the filter denies
+        msr_exits_.fetch_add(1, std::memory_order_relaxed);
+        run->msr.data = 0;
+        run->msr.error = 0;
+        return Action::Resume;
+    case KVM_EXIT_X86_WRMSR:
+        msr_exits_.fetch_add(1, std::memory_order_relaxed);
+        run->msr.error = 0;
+        return Action::Resume;
     case KVM_EXIT_SHUTDOWN:
         return unexpected("KVM_EXIT_SHUTDOWN (triple fault)");
     case KVM_EXIT_FAIL_ENTRY:

@@ -64,6 +64,10 @@ public:
     // Kicks every vCPU out of KVM_RUN (signal + immediate_exit) and joins.
     void stop();
     const VcpuOutcome& outcome(uint32_t i) const { return outcomes_[i]; }
+    // Userspace exits that are not PIO/MMIO, answered by the VMM itself.
+    uint64_t hypercall_exits() const { return hypercall_exits_.load(); }
+    uint64_t msr_exits() const { return msr_exits_.load(); }
+
     // A one-line register dump; only meaningful once the vCPU is stopped.
     std::string registers(uint32_t i);
 
@@ -80,6 +84,7 @@ private:
     std::vector<std::thread> threads_;
     std::vector<int> pin_;
     std::atomic<bool> stop_{false};
+    std::atomic<uint64_t> hypercall_exits_{0}, msr_exits_{0};
     std::mutex mu_;
     std::condition_variable cv_;
     uint32_t running_ = 0;

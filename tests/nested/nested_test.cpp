@@ -84,7 +84,7 @@ TEST_F(Nested, EveryTestRunsAndItsExitsAreVerified) {
         const auto* spec = suite::find_test(t.name);
         ASSERT_NE(spec, nullptr);
         if (t.status == suite::Status::Skipped) {
-            EXPECT_NE(t.name.find("_msr"), std::string::npos);  // CPUID-gated MSR tests only
+            EXPECT_FALSE(t.detail.empty());  // never silently
             continue;
         }
         // Under TCG, SVM has no NRIP save and kvm_amd emulates instruction skips; there a
@@ -92,6 +92,12 @@ TEST_F(Nested, EveryTestRunsAndItsExitsAreVerified) {
         // x2APIC SELF_IPI variants). The watchdog must turn that into `hung`.
         if (t.status == suite::Status::Hung && t.name.ends_with("sti_hlt")) {
             EXPECT_NE(t.detail.find("watchdog"), std::string::npos);
+            continue;
+        }
+        // QEMU's TCG executes XSETBV without checking the SVM intercept (its helper_xsetbv
+        // has no intercept check), so there is no exit to measure. Real SVM intercepts it.
+        if (t.name == "xsetbv" && t.status == suite::Status::Mismatch) {
+            EXPECT_LT(*t.exits.measured, 0.05);
             continue;
         }
         // Real SVM counts every exit: nothing may stay unverified.
@@ -122,6 +128,10 @@ TEST_F(Nested, EveryTestRunsAndItsExitsAreVerified) {
             EXPECT_NEAR(*t.irqs_per_iter, 1.0, 0.05) << t.name;
     EXPECT_EQ(find(rep, "ipi").vcpus, 2u);
     EXPECT_FALSE(find(rep, "ipi").ipi_latency_cycles.empty());
+    // Exits beyond vmexit.flat, on real SVM.
+    EXPECT_EQ(find(rep, "hypercall_to_user").status, suite::Status::Ok);
+    EXPECT_EQ(find(rep, "npf_first_touch").status, suite::Status::Ok);
+    EXPECT_NEAR(find(rep, "irq_window").kvm_stats_per_iter.at("irq_window_exits"), 1.0, 0.1);
     for (const char* n : {"mmio-wildcard-eventfd:pci-mem", "portio-datamatch-eventfd:pci-io"})
         EXPECT_EQ(find(rep, n).host_checks.at(0), "ioeventfd fired 256 times for 256 guest writes");
 }
