@@ -188,6 +188,10 @@ std::vector<TestSpec> base_tests() {
          .expect = kernel_exits(1).up_to(4).maybe_none("APICv/AVIC deliver without window exits").with_irqs(1),
          .known_issues = {{vmm::Backend::Pvm, "kvm_pvm injects interrupts only between emulation "
                                               "batches, so the window is missed"}}},
+        {.name = "nmi_window",
+         .summary = "self-NMI whose handler sends another: pending under NMI blocking until IRET",
+         .body = "nmi_window",
+         .expect = kernel_exits(2).up_to(6).maybe_none("vNMI can deliver without window exits").with_irqs(2)},
         {.name = "hypercall_to_user",
          .summary = "KVM_HC_MAP_GPA_RANGE, sent to the VMM with KVM_CAP_EXIT_HYPERCALL",
          .body = Body("hypercall_to_user_intel", "hypercall_to_user_amd"), .expect = user_hypercall_exits(1),

@@ -11,6 +11,7 @@ enum ApicReg : uint32_t {
 };
 constexpr uint32_t kIcrSelf = 1u << 18;          // destination shorthand: self
 constexpr uint32_t kIcrAssert = 1u << 14;
+constexpr uint32_t kIcrNmi = 4u << 8;            // delivery mode NMI
 constexpr uint32_t kLvttTscDeadline = 2u << 17;
 constexpr uint32_t kMsrTscDeadline = 0x6e0;
 constexpr uint32_t kMsrX2apicSelfIpi = 0x83f;

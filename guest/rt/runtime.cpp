@@ -62,7 +62,8 @@ extern "C" void eb_isr(IsrFrame* f) {
                 f->rip = e->fixup;
                 return;
             }
-    if (f->vector >= 32 && eb_dispatch_irq(f->vector)) return;
+    // NMIs (vector 2) go to a handler too when a test installed one.
+    if ((f->vector >= 32 || f->vector == 2) && eb_dispatch_irq(f->vector)) return;
     abi::Mailbox* mb = g::mailbox();
     if (f->vector < 32)
         mb->exc = {f->vector, f->error_code, f->rip, f->cs, f->rflags, f->rsp, read_cr2()};

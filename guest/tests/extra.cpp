@@ -46,6 +46,15 @@ void setup_timer() {
 void setup_self_ipi() { g::set_irq_handler(abi::kSelfIpiVector, g::apic_eoi); }
 
 uint64_t npf_next;
+
+// NMI window: the first NMI's handler sends a second one, which stays pending
+// while NMIs are blocked; KVM asks for an NMI window, which opens at IRET.
+volatile uint64_t nmis;
+void send_self_nmi() { g::apic_icr(g::mailbox()->vcpu, g::kIcrAssert | g::kIcrNmi); }
+void nmi_handler() {
+    if (++nmis % 2) send_self_nmi();
+}
+void setup_nmi() { g::set_irq_handler(2, nmi_handler); }
 uint8_t string_pio_buf[8];
 
 } // namespace
@@ -106,6 +115,13 @@ GUEST_TEST_WITH_SETUP(irq_window, setup_self_ipi) {
     g::apic_icr(0, g::kIcrAssert | g::kIcrSelf | abi::kSelfIpiVector);
     g::sti();
     asm volatile("nop; nop");
+}
+
+GUEST_TEST_WITH_SETUP(nmi_window, setup_nmi) {
+    uint64_t before = nmis;
+    send_self_nmi();
+    uint64_t deadline = g::rdtsc() + g::boot_info()->irq_wait_cycles;
+    while (nmis < before + 2 && g::rdtsc() < deadline) g::pause();
 }
 
 // KVM_HC_MAP_GPA_RANGE, which KVM hands to userspace once enabled with

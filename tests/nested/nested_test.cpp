@@ -132,6 +132,8 @@ TEST_F(Nested, EveryTestRunsAndItsExitsAreVerified) {
     EXPECT_EQ(find(rep, "hypercall_to_user").status, suite::Status::Ok);
     EXPECT_EQ(find(rep, "npf_first_touch").status, suite::Status::Ok);
     EXPECT_NEAR(find(rep, "irq_window").kvm_stats_per_iter.at("irq_window_exits"), 1.0, 0.1);
+    EXPECT_GE(find(rep, "nmi_window").kvm_stats_per_iter.at("nmi_window_exits"), 0.9);
+    EXPECT_NEAR(*find(rep, "nmi_window").irqs_per_iter, 2.0, 0.05);
     for (const char* n : {"mmio-wildcard-eventfd:pci-mem", "portio-datamatch-eventfd:pci-io"})
         EXPECT_EQ(find(rep, n).host_checks.at(0), "ioeventfd fired 256 times for 256 guest writes");
 }
