@@ -51,6 +51,11 @@ TEST(BadInput, BadKnobs) {
     expect_one_line_error(run_cli({"run", "cpuid", "--cpuid", "x2apic"}), 2, "--cpuid takes");
 }
 
+TEST(BadInput, UnknownRecipe) {
+    expect_one_line_error(run_cli({"recipe", "run", "efer-swich"}), 2, "did you mean 'efer-switch'");
+    expect_one_line_error(run_cli({"recipe", "run"}), 2, "name");
+}
+
 TEST(BadInput, UnwritableJsonPathFailsBeforeRunning) {
     expect_one_line_error(run_cli({"run", "cpuid", "--json", "/nonexistent-dir/r.json"}), 2,
                           "cannot write /nonexistent-dir/r.json");

@@ -79,3 +79,35 @@ TEST(Output, ListShowsEveryTestWithItsExit) {
     EXPECT_EQ(r.out.find("selftest_hang"), std::string::npos);
     EXPECT_NE(run_cli({"list", "--all"}).out.find("selftest_hang"), std::string::npos);
 }
+
+TEST(Output, EnvPrintsTheHostFacts) {
+    auto r = run_cli({"env"});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    for (const char* k : {"cpu.microcode", "kernel.cmdline", "vulnerability.", "kvm.backend", "kvm.param.kvm.",
+                          "tsc.mhz", "smt.control", "cpufreq.governor", "cpu.isolated", "msr.spec_ctrl.cpu0"})
+        EXPECT_NE(r.out.find(k), std::string::npos) << k;
+}
+
+TEST(Output, JsonEmbedsTheEnvironment) {
+    REQUIRE_KVM();
+    auto r = run_cli({"run", "cpuid", "-n", "16", "-r", "1", "--format", "json"});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_TRUE(j["env"].contains("kernel.cmdline"));
+    EXPECT_TRUE(j["env"].contains("cpu.microcode"));
+}
+
+TEST(Output, RecipeRunsItsConfigurationsSideBySide) {
+    REQUIRE_KVM();
+    auto path = temp_path("recipe.json");
+    auto r = run_cli({"recipe", "run", "efer-switch", "-n", "32", "-r", "2", "--json", path});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find("guest EFER.NX on"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("guest EFER.NX off"), std::string::npos);
+    EXPECT_NE(r.out.find("inl_from_qemu"), std::string::npos);
+    auto doc = nlohmann::json::parse(slurp(path));
+    ASSERT_EQ(doc["runs"].size(), 2u);
+    auto off = report::from_json(doc["runs"][1]["result"]);
+    EXPECT_EQ(*off.results[1].guest_state.efer & (1u << 11), 0u);
+    EXPECT_NE(run_cli({"recipe", "list"}).out.find("bhi-spec-ctrl"), std::string::npos);
+}

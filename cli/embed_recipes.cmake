@@ -1,0 +1,11 @@
+# Writes OUT: a C++ table of every recipes/*.json, so the binary carries them.
+file(GLOB files "${SRC}/*.json")
+list(SORT files)
+set(body "")
+foreach(f IN LISTS files)
+  file(READ "${f}" text)
+  get_filename_component(n "${f}" NAME)
+  string(APPEND body "    {\"${n}\", R\"eb_recipe(${text})eb_recipe\"},\n")
+endforeach()
+file(WRITE "${OUT}.tmp" "// Generated from recipes/*.json by cli/embed_recipes.cmake.\n#include \"cli/recipe.h\"\n\nnamespace eb::cli {\nconst std::vector<std::pair<const char*, const char*>>& recipe_files() {\n    static const std::vector<std::pair<const char*, const char*>> files = {\n${body}    };\n    return files;\n}\n} // namespace eb::cli\n")
+file(COPY_FILE "${OUT}.tmp" "${OUT}" ONLY_IF_DIFFERENT)

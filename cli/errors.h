@@ -1,0 +1,14 @@
+// Errors the CLI maps to exit codes (see app.h).
+#pragma once
+#include <stdexcept>
+
+namespace eb::cli {
+
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+struct HostError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+} // namespace eb::cli

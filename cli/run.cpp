@@ -1,0 +1,171 @@
+#include "cli/run.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include "cli/errors.h"
+#include "cli/parse.h"
+#include "cli/suggest.h"
+#include "env/host_env.h"
+#include "guest/abi.h"
+#include "report/file.h"
+#include "suite/registry.h"
+#include "suite/runner.h"
+#include "vmm/boot.h"
+#include "vmm/image.h"
+#include "vmm/machine.h"
+
+#ifndef EB_VERSION
+#define EB_VERSION "dev"
+#endif
+
+namespace eb::cli {
+
+namespace {
+
+std::vector<const suite::TestSpec*> select_tests(const std::vector<std::string>& names,
+                                                 bool with_baseline) {
+    std::vector<const suite::TestSpec*> picked;
+    const auto& reg = suite::registry();
+    if (names.empty()) {
+        for (const auto& t : reg)
+            if (!t.internal) picked.push_back(&t);
+        return picked;
+    }
+    std::vector<std::string> known;
+    for (const auto& t : reg) {
+        known.push_back(t.name);
+        known.insert(known.end(), t.aliases.begin(), t.aliases.end());
+    }
+    for (const auto& n : names) {
+        const auto* t = suite::find_test(n);
+        if (!t) {
+            auto s = suggest(n, known);
+            throw UsageError(fmt::format("unknown test '{}'{}; 'exitbench list --all' shows them", n,
+                                         s ? fmt::format(" (did you mean '{}'?)", *s) : ""));
+        }
+        if (std::find(picked.begin(), picked.end(), t) == picked.end()) picked.push_back(t);
+    }
+    if (with_baseline) {
+        const auto* b = suite::find_test("baseline");
+        if (std::find(picked.begin(), picked.end(), b) == picked.end()) picked.push_back(b);
+    }
+    // Registry order, whatever order the names came in.
+    std::sort(picked.begin(), picked.end(), [&](auto* a, auto* b) { return a < b; });
+    return picked;
+}
+
+void check_cpu(const char* opt, int cpu) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && (cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &set)))
+        throw UsageError(fmt::format("{} {}: this process may not run on host CPU {}", opt, cpu, cpu));
+}
+
+} // namespace
+
+kvm::System open_kvm(const std::string& device) {
+    try {
+        auto sys = kvm::System::open(device);
+        vmm::check_host(sys);
+        return sys;
+    } catch (const std::exception& e) {
+        throw HostError(e.what());
+    }
+}
+
+
+void add_run_options(CLI::App& run, RunArgs& ra) {
+    run.add_option("tests", ra.tests, "test names (see 'list')");
+    run.add_option("-n,--iterations", ra.iterations, "fixed iterations per batch (default: adaptive)");
+    run.add_option("-r,--repeats", ra.repeats, "measured batches per test (default 10)");
+    run.add_option("--time-goal", ra.time_goal, "adaptive batch duration, e.g. 20ms (default)");
+    run.add_option("--cpu", ra.cpu, "pin vCPU 0's thread to this host CPU");
+    run.add_option("--smp", ra.smp, "vCPUs per VM (default 1; tests that need more get their minimum)");
+    run.add_option("--pin", ra.pin, "host CPU per vCPU, e.g. 0,1 or 2-5, or 'auto'");
+    run.add_option("--apic", ra.apic, "APIC mode: auto (x2APIC when offered, as KUT), xapic, x2apic");
+    run.add_option("--json", ra.json, "write the full result as JSON to FILE");
+    run.add_option("--format", ra.format, "stdout format: table, kut or json");
+    run.add_option("--watchdog", ra.watchdog, "declare a guest hung after this long without progress (default 3s)");
+    run.add_flag("--no-baseline", ra.no_baseline, "do not add the baseline test");
+    run.add_option("--guest-msr", ra.guest_msrs, "MSR=VALUE the guest writes first (repeatable), e.g. spec_ctrl=0x401");
+    run.add_option("--guest-efer", ra.guest_efer, "guest EFER bits, e.g. nx=off or nx=on,sce=off");
+    run.add_option("--cpuid", ra.cpuid, "CPUID edits for the guest: --cpuid=-x2apic,+rtm or --cpuid x2apic=off");
+    run.add_flag("--allow-invd", ra.allow_invd, "let the invd test run (unsafe on bare-metal-like setups)");
+    run.allow_extras(false);
+}
+
+RunPlan plan_run(const RunArgs& a) {
+    RunPlan p;
+    auto& s = p.settings;
+    if (!a.iterations.empty()) s.iterations = parse_positive("--iterations", a.iterations);
+    if (!a.repeats.empty()) s.repeats = static_cast<uint32_t>(std::min<uint64_t>(
+                                parse_positive("--repeats", a.repeats), 1u << 20));
+    if (!a.time_goal.empty()) s.time_goal_s = parse_duration("--time-goal", a.time_goal);
+    if (!a.watchdog.empty()) s.watchdog_s = parse_duration("--watchdog", a.watchdog);
+    if (!a.cpu.empty()) {
+        auto cpus = parse_cpu_list("--cpu", a.cpu);
+        if (cpus.size() != 1) throw UsageError("--cpu takes one CPU; use --pin for several vCPUs");
+        check_cpu("--cpu", cpus[0]);
+        s.cpu = cpus[0];
+    }
+    s.baseline = !a.no_baseline;
+    if (!a.smp.empty())
+        s.smp = static_cast<uint32_t>(std::min<uint64_t>(parse_positive("--smp", a.smp), abi::kMaxVcpus + 1));
+    if (s.smp > abi::kMaxVcpus) throw UsageError(fmt::format("--smp: at most {} vCPUs", abi::kMaxVcpus));
+    if (a.pin == "auto") {
+        s.pin_auto = true;
+    } else if (!a.pin.empty()) {
+        s.pin = parse_cpu_list("--pin", a.pin);
+        for (int c : s.pin) check_cpu("--pin", c);
+    }
+    s.apic = a.apic;
+    for (const auto& m : a.guest_msrs) s.guest_msrs.push_back(suite::parse_msr_knob(m));
+    if (s.guest_msrs.size() > 8) throw UsageError("--guest-msr: at most 8 MSRs");
+    if (!a.guest_efer.empty()) s.guest_efer = suite::parse_efer(a.guest_efer);
+    if (!a.cpuid.empty()) {
+        p.cpuid_edits = vmm::parse_cpuid_edits(a.cpuid);
+        s.cpuid_edits = a.cpuid;
+    }
+    p.tests = select_tests(a.tests, s.baseline);
+    p.allow_invd = a.allow_invd;
+    if (!a.json.empty()) {
+        try {
+            report::check_writable(a.json);
+        } catch (const std::exception& e) {
+            throw UsageError(e.what());
+        }
+    }
+    return p;
+}
+
+suite::RunReport execute(const kvm::System& sys, const RunPlan& plan, const std::atomic<bool>& interrupt,
+                         bool progress) {
+    const auto& s = plan.settings;
+    auto ctx = suite::probe_context(sys);
+    ctx.allow_invd = plan.allow_invd;
+    vmm::apply_cpuid_edits(ctx.cpuid, plan.cpuid_edits, vmm::guest_cpuid(sys));
+    ctx.apic_mode = suite::resolve_apic_mode(s.apic, ctx);
+    if (s.smp > static_cast<uint32_t>(ctx.host_cpus))
+        fmt::print(stderr, "exitbench: warning: {} vCPUs on {} host CPUs: overcommit skews the numbers\n",
+                   s.smp, ctx.host_cpus);
+    suite::RunReport rep;
+    rep.tool_version = EB_VERSION;
+    rep.settings = s;
+    rep.host = vmm::probe_host(ctx.tsc_khz);
+    rep.env = env::capture(rep.host);
+    suite::Runner runner(sys, vmm::GuestImage::embedded(), ctx, s, rep.host.tsc_mhz);
+    size_t i = 0;
+    rep.results = runner.run_all(plan.tests, interrupt, [&](const suite::TestResult& r) {
+        ++i;
+        if (progress)
+            fmt::print(stderr, "[{}/{}] {} {} ({:.1f} s)\n", i, plan.tests.size(), r.name,
+                       suite::status_name(r.status), r.wall_seconds);
+    });
+    rep.interrupted = interrupt.load();
+    return rep;
+}
+
+} // namespace eb::cli

@@ -1,0 +1,41 @@
+// `run` options, shared by `run` and by recipes' configurations.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "kvm/system.h"
+#include "suite/result.h"
+#include "suite/spec.h"
+#include "vmm/cpuid_features.h"
+
+namespace eb::cli {
+
+struct RunArgs {
+    std::vector<std::string> tests;
+    std::string iterations, repeats, time_goal, watchdog, json, format = "table", smp, pin, apic = "auto";
+    std::string cpu, guest_efer, cpuid;
+    std::vector<std::string> guest_msrs;
+    bool no_baseline = false;
+    bool allow_invd = false;
+};
+
+void add_run_options(CLI::App& cmd, RunArgs& a);
+
+// Validated settings and test selection; throws UsageError or std::invalid_argument.
+struct RunPlan {
+    suite::RunSettings settings;
+    std::vector<vmm::CpuidEdit> cpuid_edits;
+    std::vector<const suite::TestSpec*> tests;
+    bool allow_invd = false;
+};
+RunPlan plan_run(const RunArgs& a);
+
+kvm::System open_kvm(const std::string& device);
+
+// Runs a plan; `progress` prints a line per test on stderr.
+suite::RunReport execute(const kvm::System& sys, const RunPlan& plan, const std::atomic<bool>& interrupt,
+                         bool progress);
+
+} // namespace eb::cli
