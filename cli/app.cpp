@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/errors.h"
+#include "cli/compare.h"
 #include "cli/recipe.h"
 #include "cli/run.h"
 #include "env/host_env.h"
@@ -119,6 +120,10 @@ int main(int argc, char** argv) {
     recipe_run->add_option("name", recipe_name, "the recipe (see 'recipe list')")->required();
     add_run_options(*recipe_run, recipe_args);
 
+    CompareArgs ca;
+    auto* compare = app.add_subcommand("compare", "A/B: configurations interleaved in one run (--a/--b), or two saved results");
+    add_compare_options(*compare, ca);
+
     RunArgs ra;
     auto* run = app.add_subcommand("run", "run tests (all of the default suite when none are named)");
     add_run_options(*run, ra);
@@ -135,14 +140,18 @@ int main(int argc, char** argv) {
                    extra.front());
         return kUsage;
     }
-    if (!*list && !*run && !*envc && !*recipe) {
-        fmt::print(stderr, "exitbench: error: a command is required: list, run, env or recipe (see --help)\n");
+    if (!*list && !*run && !*envc && !*recipe && !*compare) {
+        fmt::print(stderr, "exitbench: error: a command is required: list, run, compare, env or recipe (see --help)\n");
         return kUsage;
     }
     try {
         if (*list) return cmd_list(device, list_all);
         if (*envc) return cmd_env(device);
         if (*recipe_run) return cmd_recipe_run(device, recipe_name, recipe_args);
+        if (*compare) {
+            std::signal(SIGINT, on_sigint);
+            return cmd_compare(device, ca, g_interrupted);
+        }
         if (*recipe) return cmd_recipe_list();
         return cmd_run(device, ra);
     } catch (const UsageError& e) {

@@ -94,6 +94,7 @@ void add_run_options(CLI::App& run, RunArgs& ra) {
     run.add_option("--guest-efer", ra.guest_efer, "guest EFER bits, e.g. nx=off or nx=on,sce=off");
     run.add_option("--cpuid", ra.cpuid, "CPUID edits for the guest: --cpuid=-x2apic,+rtm or --cpuid x2apic=off");
     run.add_flag("--allow-invd", ra.allow_invd, "let the invd test run (unsafe on bare-metal-like setups)");
+    run.add_flag("--per-exit", ra.per_exit, "time every iteration on its own: percentiles and a histogram");
     run.allow_extras(false);
 }
 
@@ -131,6 +132,7 @@ RunPlan plan_run(const RunArgs& a) {
     }
     p.tests = select_tests(a.tests, s.baseline);
     p.allow_invd = a.allow_invd;
+    s.per_exit = a.per_exit;
     if (!a.json.empty()) {
         try {
             report::check_writable(a.json);

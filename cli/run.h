@@ -19,6 +19,7 @@ struct RunArgs {
     std::vector<std::string> guest_msrs;
     bool no_baseline = false;
     bool allow_invd = false;
+    bool per_exit = false;
 };
 
 void add_run_options(CLI::App& cmd, RunArgs& a);

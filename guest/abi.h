@@ -24,7 +24,11 @@ constexpr uint64_t kImageMax = 0x100000;
 constexpr uint64_t kStacks = 0x200000;     // kStackSize per vCPU
 constexpr uint64_t kStackSize = 0x10000;
 constexpr uint32_t kMaxVcpus = 64;
-constexpr uint64_t kRamBytes = kStacks + kMaxVcpus * kStackSize + (8ull << 20);
+// Per-exit timestamps (vCPU 0), read by the host after each batch.
+constexpr uint64_t kSampleBuf = 0x1000000;
+constexpr uint64_t kSampleMax = 1u << 20;
+constexpr uint64_t kRamBytes = kSampleBuf + kSampleMax * 8;
+static_assert(kStacks + kMaxVcpus * kStackSize <= kSampleBuf);
 
 // Userspace test devices.
 constexpr uint16_t kUcallPort = 0x5e0;     // guest -> host messages
@@ -90,6 +94,7 @@ struct BootInfo {
     uint32_t apic_mode;  // ApicMode
     uint32_t parallel;   // run the batch on every vCPU at once (KUT's parallel=1)
     uint64_t irq_wait_cycles;  // how long a test waits for an interrupt before calling it lost
+    uint64_t per_exit;         // guest address of the per-exit batch function, or 0 for batch mode
     // Guest state knobs, applied on every vCPU before the test's setup.
     uint32_t nr_msr_knobs;
     uint32_t nr_cpuid_probes;
@@ -108,9 +113,10 @@ struct BodyEntry {
     uint64_t name;       // guest address of a NUL-terminated name
     uint64_t batch;      // uint64_t (*)(uint64_t iterations): TSC delta
     uint64_t setup;      // void (*)(void), or 0
+    uint64_t per_exit;   // uint64_t (*)(uint64_t n, uint64_t* out): as batch, and each
+                         // iteration's own serialized TSC delta in out[i]
 };
-
-static_assert(sizeof(BodyEntry) == 24, "the guest packs BodyEntry arrays back to back");
+static_assert(sizeof(BodyEntry) == 32, "the guest packs BodyEntry arrays back to back");
 
 struct ImageHeader {
     uint32_t magic;

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "report/exporter.h"
+#include "stats/inference.h"
 #include "stats/summary.h"
 
 namespace eb::report {
@@ -20,6 +21,24 @@ json host_json(const vmm::HostFacts& h) {
 }
 
 json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+// JSON keeps at most this many raw per-exit samples per test (the first, in run
+// order); percentiles are computed from all of them before they are cut.
+constexpr size_t kJsonPerExitSamples = 100000;
+
+json per_exit_json(const suite::TestResult& t, const std::optional<double>& overhead) {
+    if (t.per_exit_cycles.empty()) return nullptr;
+    const auto& xs = t.per_exit_cycles;
+    double off = overhead && t.name != "baseline" ? *overhead : 0;
+    json pct = json::object();
+    for (auto [name, q] : {std::pair{"p50", 0.5}, {"p90", 0.9}, {"p99", 0.99}, {"p999", 0.999}, {"max", 1.0}})
+        pct[name] = stats::quantile(xs, q) - off;
+    size_t keep = std::min(xs.size(), kJsonPerExitSamples);
+    return {{"count", xs.size()},
+            {"overhead_cycles", overhead ? json(*overhead) : json(nullptr)},
+            {"percentiles_minus_overhead", pct},
+            {"samples_raw", std::vector<double>(xs.begin(), xs.begin() + keep)}};
+}
 
 json guest_state_json(const suite::GuestStateSeen& g) {
     return {{"efer", g.efer ? json(*g.efer) : json(nullptr)}, {"msrs", g.msrs}, {"cpuid", g.cpuid}};
@@ -40,7 +59,8 @@ json knobs_json(const suite::RunSettings& s) {
             {"cpuid", s.cpuid_edits}};
 }
 
-json result_json(const suite::TestResult& t, const std::optional<double>& base, double tsc_mhz) {
+json result_json(const suite::TestResult& t, const std::optional<double>& base,
+                 const std::optional<double>& overhead, double tsc_mhz) {
     json j = {{"name", t.name},
               {"status", suite::status_name(t.status)},
               {"detail", t.detail},
@@ -59,10 +79,17 @@ json result_json(const suite::TestResult& t, const std::optional<double>& base, 
               {"kvm_stats_per_iter", t.kvm_stats_per_iter},
               {"host_checks", t.host_checks},
               {"guest_state", guest_state_json(t.guest_state)},
+              {"per_exit", per_exit_json(t, overhead)},
               {"wall_seconds", t.wall_seconds}};
     if (!t.samples.empty()) {
         double m = stats::median(t.samples);
+        auto ci = stats::median_ci(t.samples);
+        auto out = stats::outliers(t.samples);
         j["summary"] = {{"median_cycles", m},
+                        {"median_ci_95", {ci.lo, ci.hi}},
+                        {"median_ci_coverage", stats::median_ci_coverage(t.samples.size())},
+                        {"cv", t.samples.size() >= 2 ? json(stats::cv(t.samples)) : json(nullptr)},
+                        {"outlier_repeats", out.low.size() + out.high.size()},
                         {"min_cycles", stats::min(t.samples)},
                         {"max_cycles", stats::max(t.samples)},
                         {"median_ns", m / tsc_mhz * 1e3},
@@ -88,7 +115,8 @@ T field(const json& j, const char* key, const char* where) {
 json to_json(const suite::RunReport& r) {
     auto base = suite::baseline_cycles(r);
     json results = json::array();
-    for (const auto& t : r.results) results.push_back(result_json(t, base, r.host.tsc_mhz));
+    auto overhead = suite::per_exit_overhead(r);
+    for (const auto& t : r.results) results.push_back(result_json(t, base, overhead, r.host.tsc_mhz));
     const auto& s = r.settings;
     return {{"schema", "exitbench-run"},
             {"schema_version", kSchemaVersion},
@@ -106,7 +134,8 @@ json to_json(const suite::RunReport& r) {
               {"apic", s.apic},
               {"knobs", knobs_json(s)},
               {"watchdog_s", s.watchdog_s},
-              {"baseline", s.baseline}}},
+              {"baseline", s.baseline},
+              {"per_exit", s.per_exit}}},
             {"interrupted", r.interrupted},
             {"baseline_cycles", opt(base)},
             {"results", results}};
@@ -157,6 +186,7 @@ suite::RunReport from_json(const json& j) {
     const json env = field<json>(j, "env", "the document");
     for (const auto& [k, v] : env.items()) r.env.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
     r.settings.baseline = field<bool>(s, "baseline", "settings");
+    r.settings.per_exit = field<bool>(s, "per_exit", "settings");
     const json results = field<json>(j, "results", "the document");
     for (const json& t : results) {
         suite::TestResult x;
@@ -182,6 +212,8 @@ suite::RunReport from_json(const json& j) {
         x.kvm_stats_per_iter = field<std::map<std::string, double>>(t, "kvm_stats_per_iter", "a result");
         x.host_checks = field<std::vector<std::string>>(t, "host_checks", "a result");
         x.wall_seconds = field<double>(t, "wall_seconds", "a result");
+        const json& pe = field<json>(t, "per_exit", "a result");
+        if (!pe.is_null()) x.per_exit_cycles = field<std::vector<double>>(pe, "samples_raw", "per_exit");
         const json& g = field<json>(t, "guest_state", "a result");
         if (!field<json>(g, "efer", "guest_state").is_null()) x.guest_state.efer = field<uint64_t>(g, "efer", "guest_state");
         x.guest_state.msrs = field<std::map<std::string, uint64_t>>(g, "msrs", "guest_state");

@@ -1,8 +1,10 @@
 // The human report: one row per test, then the notes the rows refer to.
 #include <fmt/format.h>
 #include <map>
+#include <sstream>
 
 #include "report/exporter.h"
+#include "stats/inference.h"
 #include "stats/summary.h"
 
 namespace eb::report {
@@ -15,6 +17,33 @@ std::string exits_cell(const suite::TestResult& t) {
     if (t.exits.expected_max > t.exits.expected) exp += fmt::format("-{:g}", t.exits.expected_max);
     if (!t.exits.measured) return fmt::format("unverified ({})", exp);
     return fmt::format("{:.2f} ({})", *t.exits.measured, exp);
+}
+
+// --per-exit: percentiles from every sample, minus the timestamp pair's own cost.
+std::string per_exit_section(const suite::RunReport& r) {
+    auto overhead = suite::per_exit_overhead(r);
+    std::string out;
+    for (const auto& t : r.results) {
+        if (t.per_exit_cycles.empty()) continue;
+        if (out.empty())
+            out = overhead ? fmt::format("  per exit, cycles, minus the timestamp overhead of {:.0f} (the "
+                                         "baseline's median):\n", *overhead)
+                           : "  per exit, cycles, timestamp overhead included (no baseline ran):\n";
+        double off = overhead && t.name != "baseline" ? *overhead : 0;
+        std::vector<double> qs{0.5, 0.9, 0.99, 0.999, 1.0};
+        auto p = stats::percentiles(t.per_exit_cycles, qs);
+        out += fmt::format("  {:<24} p50 {:>9.0f}  p90 {:>9.0f}  p99 {:>9.0f}  p99.9 {:>9.0f}  max {:>10.0f}  (n={})\n",
+                           t.name, p[0] - off, p[1] - off, p[2] - off, p[3] - off, p[4] - off,
+                           t.per_exit_cycles.size());
+        if (t.name != "baseline") {
+            std::vector<double> net;
+            net.reserve(t.per_exit_cycles.size());
+            for (double x : t.per_exit_cycles) net.push_back(std::max(x - off, 1.0));
+            std::istringstream lines(stats::render_histogram(stats::histogram(net, 12, true), 40));
+            for (std::string line; std::getline(lines, line);) out += "      " + line + "\n";
+        }
+    }
+    return out;
 }
 
 class Table : public Exporter {
@@ -70,10 +99,21 @@ public:
             if (!t.detail.empty() && t.status != suite::Status::NoExit)
                 details.push_back(fmt::format("  {} ({}): {}", t.name, suite::status_name(t.status),
                                               t.detail));
+            if (t.samples.size() >= 2) {
+                double cv = stats::cv(t.samples);
+                auto o = stats::outliers(t.samples);
+                if (cv > 0.05)
+                    extra.push_back(fmt::format("  {}: unstable, CV {:.1f}% across repeats; consider pinning "
+                                                "(--cpu/--pin) and an idle host", t.name, cv * 100));
+                if (size_t n = o.low.size() + o.high.size())
+                    extra.push_back(fmt::format("  {}: {} outlier repeat{} (Tukey fences), kept in the figures",
+                                                t.name, n, n == 1 ? "" : "s"));
+            }
             if (!t.exits.note.empty() && !t.samples.empty())
                 notes[t.exits.note].push_back(t.name);
         }
         if (!details.empty() || !notes.empty() || !extra.empty()) out += "\n";
+        if (auto pe = per_exit_section(r); !pe.empty()) out += pe;
         for (const auto& d : extra) out += d + "\n";
         for (const auto& d : details) out += d + "\n";
         for (const auto& [note, tests] : notes)

@@ -37,4 +37,11 @@ std::optional<double> baseline_cycles(const RunReport& r) {
     return std::nullopt;
 }
 
+std::optional<double> per_exit_overhead(const RunReport& r) {
+    for (const auto& t : r.results)
+        if (t.name == "baseline" && !t.per_exit_cycles.empty() && !is_failure(t.status))
+            return stats::median(t.per_exit_cycles);
+    return std::nullopt;
+}
+
 } // namespace eb::suite

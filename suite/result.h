@@ -49,6 +49,7 @@ struct RunSettings {
     std::string cpuid_edits;             // --cpuid, as given
     double watchdog_s = 3.0;             // no guest progress for this long = hung
     bool baseline = true;
+    bool per_exit = false;               // time every iteration on its own (vCPU 0)
 };
 
 // What the guest read back after the knobs were applied (vCPU 0).
@@ -71,6 +72,8 @@ struct TestResult {
     std::map<std::string, double> kvm_stats_per_iter = {};
     std::vector<std::string> host_checks = {};  // host-side checks that ran, e.g. eventfd counts
     GuestStateSeen guest_state = {};
+    // --per-exit: each measured iteration's own TSC delta, timestamp overhead included.
+    std::vector<double> per_exit_cycles = {};
     double wall_seconds = 0;
 };
 
@@ -85,5 +88,7 @@ struct RunReport {
 
 // Median of the baseline test's samples, if it ran.
 std::optional<double> baseline_cycles(const RunReport& r);
+// Median per-exit sample of the baseline: the timestamp pair's own cost.
+std::optional<double> per_exit_overhead(const RunReport& r);
 
 } // namespace eb::suite

@@ -46,6 +46,7 @@ TestResult from_session(const TestSpec& t, Session& s, vmm::Machine& m, vmm::Bac
     r.iterations = s.iterations();
     r.samples = s.samples();
     r.ipi_latency_cycles = s.ipi_latency();
+    r.per_exit_cycles = std::move(s.per_exit());
     if (const auto& st = s.guest_state()) {
         r.guest_state.efer = st->efer;
         for (size_t i = 0; i < knobs.msrs.size(); ++i) {
@@ -169,6 +170,7 @@ TestResult Runner::run(const TestSpec& t, const std::atomic<bool>& interrupt) co
         vmm::MachineConfig cfg;
         cfg.batch = body->batch;
         cfg.setup = body->setup;
+        if (settings_.per_exit) cfg.per_exit = body->per_exit;
         cfg.vcpus = std::max(settings_.smp, t.min_vcpus);
         cfg.pin = pins(cfg.vcpus);
         cfg.apic_mode = host_.apic_mode;

@@ -35,7 +35,8 @@ int64_t monotonic_ns() {
 Session::Session(vmm::Machine& m, const RunSettings& s, double tsc_mhz, uint32_t body_vcpus,
                  Fixture* fixture, uint64_t max_iterations)
     : m_(m), settings_(s), goal_ticks_(s.time_goal_s * tsc_mhz * 1e6), body_vcpus_(body_vcpus),
-      fixture_(fixture), max_n_(max_iterations ? max_iterations : kMaxBatch),
+      fixture_(fixture),
+      max_n_(std::min(max_iterations ? max_iterations : kMaxBatch, s.per_exit ? abi::kSampleMax : kMaxBatch)),
       last_progress_(monotonic_ns()) {
     if (m.vm().system().has(EB_CAP(BINARY_STATS_FD))) {
         stats_.emplace(m.vcpu(0).stats_fd());
@@ -95,6 +96,10 @@ vmm::Action Session::on_ucall(const vmm::Access& a) {
         if (measuring_) {
             accumulate(prev_, snapshot());
             samples_.push_back(cycles / n_);
+            if (settings_.per_exit) {
+                const auto* buf = m_.mem().at<uint64_t>(abi::kSampleBuf);
+                per_exit_.insert(per_exit_.end(), buf, buf + n_);
+            }
             if (samples_.size() >= settings_.repeats) {
                 end_ = End::Done;
                 return vmm::Action::Stop;

@@ -38,6 +38,7 @@ public:
     uint64_t all_iterations() const { return all_iterations_; }
     const Observed& observed() const { return obs_; }
     const std::vector<double>& ipi_latency() const { return ipi_latency_; }
+    std::vector<double>& per_exit() { return per_exit_; }
     // vCPU 0's view after the knobs, once the guest reported ready.
     const std::optional<abi::GuestState>& guest_state() const { return state_; }
 
@@ -54,18 +55,20 @@ private:
     vmm::Machine& m_;
     RunSettings settings_;
     double goal_ticks_;
+    uint32_t body_vcpus_;
+    Fixture* fixture_;
+    uint64_t max_n_;
     std::optional<kvm::StatsFd> stats_;
     std::vector<std::pair<std::string, size_t>> tracked_;
     std::atomic<int64_t> last_progress_;
     bool measuring_ = false;
     uint64_t n_ = 0;
     uint64_t all_iterations_ = 0;
-    uint32_t body_vcpus_;
-    Fixture* fixture_;
-    uint64_t max_n_;
+
     Snapshot prev_;
     std::vector<double> samples_;
     std::vector<double> ipi_latency_;
+    std::vector<double> per_exit_;
     std::optional<abi::GuestState> state_;
     Observed obs_;
     End end_ = End::Running;

@@ -65,6 +65,7 @@ Machine::Machine(const kvm::System& sys, const GuestImage& image, const MachineC
     boot->apic_mode = cfg.apic_mode;
     boot->parallel = cfg.parallel;
     boot->irq_wait_cycles = cfg.irq_wait_cycles;
+    boot->per_exit = cfg.per_exit;
     if (cfg.msr_knobs.size() > std::size(boot->msr_knobs) || cfg.cpuid_probes.size() > std::size(boot->cpuid_probes))
         throw std::invalid_argument("at most 8 guest MSR knobs and 8 CPUID probes");
     boot->nr_msr_knobs = static_cast<uint32_t>(cfg.msr_knobs.size());

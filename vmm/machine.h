@@ -24,6 +24,7 @@ struct MachineConfig {
     std::vector<int> pin;       // host CPU for each vCPU; empty = unpinned
     uint64_t batch = 0;         // guest address of the test's batch function
     uint64_t setup = 0;         // and of its setup function, or 0
+    uint64_t per_exit = 0;      // per-exit batch function, when timing each exit
     GuestCpuState cpu;
     uint32_t apic_mode = 0;     // abi::ApicMode; 0 leaves the APIC alone
     bool parallel = false;      // APs run the batch too

@@ -131,10 +131,20 @@ inline void mmio_write32(uint64_t gpa, uint32_t v) { *reinterpret_cast<volatile 
         }                                                                                   \
         return ::eb::g::rdtsc_ordered() - t0;                                               \
     }                                                                                       \
+    static uint64_t eb_per_exit_##name(uint64_t n, uint64_t* out) {                         \
+        uint64_t start = ::eb::g::rdtsc_ordered();                                          \
+        for (uint64_t i = 0; i < n; ++i) {                                                  \
+            uint64_t t0 = ::eb::g::rdtsc_ordered();                                         \
+            eb_body_##name();                                                               \
+            out[i] = ::eb::g::rdtsc_ordered() - t0;                                         \
+        }                                                                                   \
+        return ::eb::g::rdtsc_ordered() - start;                                            \
+    }                                                                                       \
     __attribute__((section("eb_bodies"), used, aligned(8))) static const ::eb::abi::BodyEntry         \
         eb_entry_##name = {reinterpret_cast<uint64_t>(#name),                               \
                            reinterpret_cast<uint64_t>(eb_batch_##name),                     \
-                           reinterpret_cast<uint64_t>(setup_fn)};                           \
+                           reinterpret_cast<uint64_t>(setup_fn),                            \
+                           reinterpret_cast<uint64_t>(eb_per_exit_##name)};                 \
     static inline void eb_body_##name()
 
 #define GUEST_TEST(name) EB_GUEST_BODY(name, nullptr)

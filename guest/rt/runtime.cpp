@@ -146,10 +146,15 @@ extern "C" void guest_main(uint32_t vcpu) {
     if (boot->setup) reinterpret_cast<void (*)()>(boot->setup)();
     abi::Mailbox* mb = g::mailbox();
     bool parallel = boot->parallel && boot->nr_vcpus > 1;
+    auto per_exit = reinterpret_cast<uint64_t (*)(uint64_t, uint64_t*)>(boot->per_exit);
+    auto* samples = reinterpret_cast<uint64_t*>(abi::kSampleBuf);
     g::ucall(abi::kReady);
     for (;;) {
         uint64_t n = mb->iterations;
-        mb->cycles = parallel ? parallel_batch(boot, batch, n) : batch(n);
+        if (per_exit)
+            mb->cycles = per_exit(n, samples);
+        else
+            mb->cycles = parallel ? parallel_batch(boot, batch, n) : batch(n);
         g::ucall(abi::kBatchDone);
     }
 }

@@ -52,7 +52,8 @@ uint64_t npf_next;
 volatile uint64_t nmis;
 void send_self_nmi() { g::apic_icr(g::mailbox()->vcpu, g::kIcrAssert | g::kIcrNmi); }
 void nmi_handler() {
-    if (++nmis % 2) send_self_nmi();
+    nmis = nmis + 1;
+    if (nmis % 2) send_self_nmi();
 }
 void setup_nmi() { g::set_irq_handler(2, nmi_handler); }
 uint8_t string_pio_buf[8];

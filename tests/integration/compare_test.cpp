@@ -1,0 +1,108 @@
+// A/B against /dev/kvm: a true difference and a null one must get the right
+// verdicts; saved results compare; bad inputs give one-line errors.
+#include <fstream>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.h"
+
+using nlohmann::json;
+
+namespace {
+json compare_json(const std::vector<std::string>& args, int want_rc = 0) {
+    auto path = temp_path("cmp.json");
+    std::vector<std::string> a{"compare", "--json", path};
+    a.insert(a.end(), args.begin(), args.end());
+    auto r = run_cli(a);
+    EXPECT_EQ(r.rc, want_rc) << r.err << r.out;
+    std::ifstream f(path);
+    return json::parse(f);
+}
+const json& test_of(const json& doc, const std::string& name) {
+    for (const auto& t : doc["tests"])
+        if (t["test"] == name) return t;
+    throw std::runtime_error("no " + name);
+}
+} // namespace
+
+TEST(Compare, DetectsATrueDifference) {
+    REQUIRE_KVM();
+    // Per-exit timestamps add two serialized TSC reads to every iteration of B.
+    auto doc = compare_json({"cpuid", "-n", "32", "--rounds", "4", "--a", "", "--b", "--per-exit", "--seed", "7"});
+    const auto& v = test_of(doc, "cpuid")["vs_first"][0];
+    EXPECT_EQ(v["verdict"], "slower") << v.dump();
+    EXPECT_GT(v["relative"].get<double>(), 0);
+    EXPECT_LT(v["p"].get<double>(), 0.05);
+}
+
+TEST(Compare, FindsNoDifferenceBetweenIdenticalConfigurations) {
+    REQUIRE_KVM();
+    auto doc = compare_json({"inl_from_kernel", "-n", "32", "--rounds", "4", "--a", "-r 3", "--b", "-r 3",
+                             "--alpha", "0.001", "--seed", "11"});
+    const auto& v = test_of(doc, "inl_from_kernel")["vs_first"][0];
+    EXPECT_EQ(v["verdict"], "no detectable difference") << v.dump();
+    EXPECT_GT(v["min_detectable_cycles"].get<double>(), 0);
+}
+
+TEST(Compare, FailIfSlowerGatesARegression) {
+    REQUIRE_KVM();
+    auto r = run_cli({"compare", "cpuid", "-n", "32", "--rounds", "3", "--a", "", "--b", "--per-exit",
+                      "--fail-if-slower", "1"});
+    EXPECT_EQ(r.rc, 1) << r.out;
+    EXPECT_NE(r.err.find("slower"), std::string::npos);
+}
+
+TEST(Compare, SavedResultsCompareAndHostDifferencesWarn) {
+    REQUIRE_KVM();
+    auto a = temp_path("a.json"), b = temp_path("b.json");
+    ASSERT_EQ(run_cli({"run", "cpuid", "-n", "32", "-r", "5", "--json", a}).rc, 0);
+    ASSERT_EQ(run_cli({"run", "cpuid", "-n", "32", "-r", "5", "--json", b}).rc, 0);
+    // Pretend B came from another kernel: compare warns, and still compares.
+    json jb;
+    {
+        std::ifstream f(b);
+        jb = json::parse(f);
+    }
+    jb["host"]["kernel_release"] = "9.9.9-other";
+    {
+        std::ofstream f(b);
+        f << jb.dump();
+    }
+    auto r = run_cli({"compare", a, b});
+    EXPECT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find("hosts differ: kernel"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("cpuid"), std::string::npos);
+    EXPECT_NE(r.out.find("vs"), std::string::npos);
+}
+
+TEST(Compare, DisjointSavedResultsAreAnError) {
+    REQUIRE_KVM();
+    auto a = temp_path("only_cpuid.json"), b = temp_path("only_pio.json");
+    ASSERT_EQ(run_cli({"run", "cpuid", "--no-baseline", "-n", "16", "-r", "2", "--json", a}).rc, 0);
+    ASSERT_EQ(run_cli({"run", "inl_from_kernel", "--no-baseline", "-n", "16", "-r", "2", "--json", b}).rc, 0);
+    auto r = run_cli({"compare", a, b});
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find("share no test"), std::string::npos) << r.err;
+}
+
+TEST(Compare, BadInputsGiveOneLineErrors) {
+    auto bad = temp_path("bad.json"), other = temp_path("other.json"), old = temp_path("old.json");
+    {
+        std::ofstream(bad) << "{ not json";
+        std::ofstream(other) << R"({"hello": 1})";
+        std::ofstream(old) << R"({"schema": "exitbench-run", "schema_version": 0})";
+    }
+    for (auto [args, needle] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+             {{"compare", bad, other}, "is not JSON"},
+             {{"compare", other, other}, "not an exitbench run"},
+             {{"compare", old, old}, "schema version 0"},
+             {{"compare", "cpuid", "--a", "--guest-msr nope=1", "--b", ""}, "unknown MSR"},
+             {{"compare", "cpuid", "--a", "-r 3"}, "--a and --b go together"},
+             {{"compare", "cpuid"}, "needs two saved result files"},
+             {{"compare", "cpuid", "--a", "'x", "--b", ""}, "unbalanced quote"}}) {
+        auto r = run_cli(args);
+        EXPECT_EQ(r.rc, 2) << needle << ": " << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+    }
+}
