@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 #include <vector>
 
@@ -47,6 +49,38 @@ Startup one_startup() {
     return {ms_since(t0, t1), ms_since(t0, t2), ms_since(t0, first)};
 }
 
+// Runs `exitbench compare` of a configuration against itself until the 95%
+// interval of the difference is within +-target, and reports the time taken.
+void ab_resolution(const char* test, double target_pct, double budget_s) {
+    std::string json = "/tmp/exitbench_bench_ab.json";
+    auto t0 = Clock::now();
+    std::string cmd = fmt::format("{} compare {} --a '' --b '' --time-budget {}s --precision {} --seed 1 --json {} "
+                                  ">/dev/null 2>&1", EB_BINARY, test, budget_s, target_pct, json);
+    int st = std::system(cmd.c_str());
+    double secs = ms_since(t0, Clock::now()) / 1e3;
+    std::ifstream f(json);
+    double half = -1;
+    size_t n = 0;
+    try {
+        auto doc = nlohmann::json::parse(f);
+        for (const auto& t : doc["tests"])
+            if (t["test"] == test) {
+                auto ci = t["vs_first"][0]["relative_ci"];
+                half = (ci[1].get<double>() - ci[0].get<double>()) / 2 * 100;
+                n = t["configs"][0]["n"].get<size_t>();
+            }
+    } catch (const std::exception&) {
+    }
+    if (st != 0 || half < 0)
+        fmt::print("  {:<16} +-{}%: compare failed (status {})\n", test, target_pct, st);
+    else if (half <= target_pct)
+        fmt::print("  {:<16} +-{}%: resolved in {:6.1f} s (n={} per side, CI half-width {:.2f}%)\n", test,
+                   target_pct, secs, n, half);
+    else
+        fmt::print("  {:<16} +-{}%: NOT resolved within {:.0f} s (n={} per side, CI half-width {:.2f}%)\n", test,
+                   target_pct, budget_s, n, half);
+}
+
 double run_suite(const char* args) {
     auto t0 = Clock::now();
     std::string cmd = fmt::format("{} run {} >/dev/null 2>&1", EB_BINARY, args);
@@ -80,5 +114,9 @@ int main() {
         fmt::print("  run {:<28} median {:6.2f}  min {:6.2f}  max {:6.2f}\n",
                    *args ? args : "(defaults)", stats::median(w), stats::min(w), stats::max(w));
     }
+    fmt::print("A/B: time until a configuration compared with itself has a 95% CI of the difference\n"
+               "within the target, i.e. a difference of that size would be resolved (budget 120 s):\n");
+    for (const char* test : {"cpuid", "inl_from_qemu"})
+        for (double pct : {3.0, 1.0}) ab_resolution(test, pct, 120);
     return 0;
 }
