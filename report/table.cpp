@@ -69,7 +69,7 @@ public:
                            "irq/iter", "status");
         auto base = suite::baseline_cycles(r);
         std::map<std::string, std::vector<std::string>> notes;  // note -> tests
-        std::vector<std::string> details, extra;
+        std::vector<std::string> details, extra, outliers, unstable;
         std::map<std::string, int> counts;
         for (const auto& t : r.results) {
             counts[suite::status_name(t.status)]++;
@@ -102,17 +102,20 @@ public:
             if (t.samples.size() >= 2) {
                 double cv = stats::cv(t.samples);
                 auto o = stats::outliers(t.samples);
-                if (cv > 0.05)
-                    extra.push_back(fmt::format("  {}: unstable, CV {:.1f}% across repeats; consider pinning "
-                                                "(--cpu/--pin) and an idle host", t.name, cv * 100));
-                if (size_t n = o.low.size() + o.high.size())
-                    extra.push_back(fmt::format("  {}: {} outlier repeat{} (Tukey fences), kept in the figures",
-                                                t.name, n, n == 1 ? "" : "s"));
+                if (cv > 0.05) unstable.push_back(fmt::format("{} {:.1f}%", t.name, cv * 100));
+                if (size_t n = o.low.size() + o.high.size()) outliers.push_back(fmt::format("{} {}", t.name, n));
             }
             if (!t.exits.note.empty() && !t.samples.empty())
                 notes[t.exits.note].push_back(t.name);
         }
-        if (!details.empty() || !notes.empty() || !extra.empty()) out += "\n";
+        if (!details.empty() || !notes.empty() || !extra.empty() || !outliers.empty() || !unstable.empty())
+            out += "\n";
+        if (!unstable.empty())
+            extra.push_back(fmt::format("  unstable, CV above 5% across repeats (consider pinning with --cpu/--pin "
+                                        "and an idle host): {}", fmt::join(unstable, ", ")));
+        if (!outliers.empty())
+            extra.push_back(fmt::format("  outlier repeats (Tukey fences; kept in the figures): {}",
+                                        fmt::join(outliers, ", ")));
         if (auto pe = per_exit_section(r); !pe.empty()) out += pe;
         for (const auto& d : extra) out += d + "\n";
         for (const auto& d : details) out += d + "\n";
