@@ -115,10 +115,10 @@ int main(int argc, char** argv) {
     recipe->require_subcommand(1);
     recipe->add_subcommand("list", "list the recipes and the question each answers")->allow_extras(false);
     std::string recipe_name;
-    RunArgs recipe_args;
-    auto* recipe_run = recipe->add_subcommand("run", "run one recipe's configurations side by side");
+    CompareArgs recipe_args;
+    auto* recipe_run = recipe->add_subcommand("run", "run one recipe: its configurations compared, interleaved");
     recipe_run->add_option("name", recipe_name, "the recipe (see 'recipe list')")->required();
-    add_run_options(*recipe_run, recipe_args);
+    add_compare_options(*recipe_run, recipe_args);
 
     CompareArgs ca;
     auto* compare = app.add_subcommand("compare", "A/B: configurations interleaved in one run (--a/--b), or two saved results");
@@ -147,7 +147,10 @@ int main(int argc, char** argv) {
     try {
         if (*list) return cmd_list(device, list_all);
         if (*envc) return cmd_env(device);
-        if (*recipe_run) return cmd_recipe_run(device, recipe_name, recipe_args);
+        if (*recipe_run) {
+            std::signal(SIGINT, on_sigint);
+            return cmd_recipe_run(device, recipe_name, recipe_args, g_interrupted);
+        }
         if (*compare) {
             std::signal(SIGINT, on_sigint);
             return cmd_compare(device, ca, g_interrupted);

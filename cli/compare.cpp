@@ -176,7 +176,7 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
     std::vector<std::vector<suite::RunReport>> runs;
     std::vector<std::string> header;
     const auto& in = a.common.tests;
-    bool files = in.size() == 2 && !a.a && !a.b && a.configs.empty() &&
+    bool files = in.size() == 2 && !a.a && !a.b && a.configs.empty() && a.preset.empty() &&
                  std::all_of(in.begin(), in.end(), [](const auto& p) { return std::filesystem::is_regular_file(p); });
     if (files) {
         for (const auto& p : in) {
@@ -189,7 +189,7 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
         for (const auto& d : facts) header.push_back(fmt::format("  fact {}: '{}' vs '{}'", d.key, d.a, d.b));
         if (header.empty()) header.push_back("both results come from hosts with the same recorded facts");
     } else {
-        std::vector<std::pair<std::string, std::string>> cfgs;
+        std::vector<std::pair<std::string, std::string>> cfgs = a.preset;
         if (a.a || a.b) {
             if (!a.a || !a.b) throw UsageError("--a and --b go together");
             cfgs = {{"A", *a.a}, {"B", *a.b}};

@@ -14,6 +14,7 @@ struct CompareArgs {
     RunArgs common;                    // run options for every configuration; tests or files
     std::optional<std::string> a, b;   // --a/--b: run options as one string each ("" is the defaults)
     std::vector<std::string> configs;  // --config LABEL=OPTIONS
+    std::vector<std::pair<std::string, std::string>> preset;  // (label, options) from a recipe
     std::string rounds, time_budget, precision = "1", fail_if_slower, alpha = "0.05", seed;
 };
 

@@ -1,10 +1,12 @@
 // Recipes: each seed experiment as data (recipes/*.json, embedded at build
 // time), run as a side-by-side comparison of its configurations.
 #pragma once
+#include <atomic>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "cli/compare.h"
 #include "cli/run.h"
 
 namespace eb::cli {
@@ -26,7 +28,8 @@ Recipe parse_recipe(const std::string& text, const std::string& file);
 std::vector<Recipe> recipes();
 
 int cmd_recipe_list();
-// `common`: run options given on the command line, applied to every configuration.
-int cmd_recipe_run(const std::string& device, const std::string& name, const RunArgs& common);
+// `opts`: run and compare options from the command line, for every configuration.
+int cmd_recipe_run(const std::string& device, const std::string& name, const CompareArgs& opts,
+                   const std::atomic<bool>& interrupt);
 
 } // namespace eb::cli

@@ -78,6 +78,7 @@ json result_json(const suite::TestResult& t, const std::optional<double>& base,
                 {"note", t.exits.note}}},
               {"kvm_stats_per_iter", t.kvm_stats_per_iter},
               {"host_checks", t.host_checks},
+              {"warnings", t.warnings},
               {"guest_state", guest_state_json(t.guest_state)},
               {"per_exit", per_exit_json(t, overhead)},
               {"wall_seconds", t.wall_seconds}};
@@ -211,6 +212,7 @@ suite::RunReport from_json(const json& j) {
         x.exits.note = field<std::string>(e, "note", "exits");
         x.kvm_stats_per_iter = field<std::map<std::string, double>>(t, "kvm_stats_per_iter", "a result");
         x.host_checks = field<std::vector<std::string>>(t, "host_checks", "a result");
+        x.warnings = field<std::vector<std::string>>(t, "warnings", "a result");
         x.wall_seconds = field<double>(t, "wall_seconds", "a result");
         const json& pe = field<json>(t, "per_exit", "a result");
         if (!pe.is_null()) x.per_exit_cycles = field<std::vector<double>>(pe, "samples_raw", "per_exit");

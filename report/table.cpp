@@ -91,6 +91,7 @@ public:
             out += fmt::format("{:<{}} {:>11} {:>10} {:>10} {:>10} {:>11}  {:<20} {:>8}  {}\n", t.name, w, med,
                                lo, hi, ns, net, exits_cell(t), irq, suite::status_name(t.status));
             for (const auto& c : t.host_checks) extra.push_back(fmt::format("  {}: {}", t.name, c));
+            for (const auto& w : t.warnings) extra.push_back(fmt::format("  {}: warning: {}", t.name, w));
             if (!t.ipi_latency_cycles.empty())
                 extra.push_back(fmt::format("  {}: IPI delivery (sender ICR write -> target handler), "
                                             "median of batch means {:.0f} cycles ({:.1f} ns)",

@@ -36,6 +36,14 @@ ComparisonReport compare_runs(const std::vector<std::string>& labels,
     out.labels = labels;
     // test -> per config: pooled samples and worst status; test order from config 0.
     std::vector<std::string> order;
+    for (size_t k = 0; k < runs.size(); ++k)
+        for (const auto& rep : runs[k])
+            for (const auto& t : rep.results)
+                for (const auto& w : t.warnings) {
+                    auto line = fmt::format("{}: {}: {}", labels[k], t.name, w);
+                    if (std::find(out.warnings.begin(), out.warnings.end(), line) == out.warnings.end())
+                        out.warnings.push_back(line);
+                }
     std::vector<std::map<std::string, std::pair<std::vector<double>, Status>>> pooled(runs.size());
     for (size_t k = 0; k < runs.size(); ++k)
         for (const auto& rep : runs[k])

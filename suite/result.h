@@ -72,6 +72,7 @@ struct TestResult {
     std::map<std::string, double> kvm_stats_per_iter = {};
     std::vector<std::string> host_checks = {};  // host-side checks that ran, e.g. eventfd counts
     GuestStateSeen guest_state = {};
+    std::vector<std::string> warnings = {};     // e.g. a knob the guest does not read back
     // --per-exit: each measured iteration's own TSC delta, timestamp overhead included.
     std::vector<double> per_exit_cycles = {};
     double wall_seconds = 0;

@@ -53,8 +53,8 @@ TestResult from_session(const TestSpec& t, Session& s, vmm::Machine& m, vmm::Bac
             const auto& k = knobs.msrs[i];
             r.guest_state.msrs[k.name] = st->msr[i];
             if (st->msr[i] != k.value)
-                r.host_checks.push_back(fmt::format("guest MSR {} ({:#x}): wrote {:#x}, reads back {:#x}",
-                                                    k.name, k.index, k.value, st->msr[i]));
+                r.warnings.push_back(fmt::format("guest MSR {} ({:#x}): wrote {:#x}, reads back {:#x}",
+                                                 k.name, k.index, k.value, st->msr[i]));
         }
         for (size_t i = 0; i < knobs.cpuid.size(); ++i) {
             const auto& f = knobs.cpuid[i].feature;
