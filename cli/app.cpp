@@ -10,6 +10,7 @@
 
 #include "cli/errors.h"
 #include "cli/compare.h"
+#include "cli/profile.h"
 #include "cli/recipe.h"
 #include "cli/run.h"
 #include "env/host_env.h"
@@ -120,6 +121,9 @@ int main(int argc, char** argv) {
     recipe_run->add_option("name", recipe_name, "the recipe (see 'recipe list')")->required();
     add_compare_options(*recipe_run, recipe_args);
 
+    ProfileArgs pa;
+    auto prof = add_profile_commands(app, pa);
+
     CompareArgs ca;
     auto* compare = app.add_subcommand("compare", "A/B: configurations interleaved in one run (--a/--b), or two saved results");
     add_compare_options(*compare, ca);
@@ -140,8 +144,9 @@ int main(int argc, char** argv) {
                    extra.front());
         return kUsage;
     }
-    if (!*list && !*run && !*envc && !*recipe && !*compare) {
-        fmt::print(stderr, "exitbench: error: a command is required: list, run, compare, env or recipe (see --help)\n");
+    if (!*list && !*run && !*envc && !*recipe && !*compare && !*prof.profile) {
+        fmt::print(stderr, "exitbench: error: a command is required: list, run, compare, profile, env or recipe "
+                           "(see --help)\n");
         return kUsage;
     }
     try {
@@ -150,6 +155,10 @@ int main(int argc, char** argv) {
         if (*recipe_run) {
             std::signal(SIGINT, on_sigint);
             return cmd_recipe_run(device, recipe_name, recipe_args, g_interrupted);
+        }
+        if (*prof.profile) {
+            std::signal(SIGINT, on_sigint);
+            return cmd_profile(prof, pa, g_interrupted);
         }
         if (*compare) {
             std::signal(SIGINT, on_sigint);

@@ -1,12 +1,16 @@
 #include "cli/run.h"
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <fmt/format.h>
 #include <sched.h>
 #include <unistd.h>
 
 #include "cli/errors.h"
 #include "cli/parse.h"
+#include "profile/analyze.h"
+#include "profile/record.h"
 #include "cli/suggest.h"
 #include "env/host_env.h"
 #include "guest/abi.h"
@@ -24,6 +28,82 @@
 namespace eb::cli {
 
 namespace {
+
+// --profile: records our own process's kvm tracepoints on a thread while the
+// tests run, then gives each test the host-side figures of its time window.
+class ProfileSession {
+public:
+    explicit ProfileSession(const vmm::HostFacts& host) {
+        char tmpl[] = "/tmp/exitbench-profile-XXXXXX";
+        int fd = mkstemp(tmpl);
+        if (fd < 0) throw HostError("--profile: cannot create a temporary trace file");
+        close(fd);
+        path_ = tmpl;
+        profile::RecordOptions o;
+        o.pids = {getpid()};
+        o.require_kvm = false;  // the VMs come later
+        o.out = path_;
+        o.isa = host.backend == vmm::Backend::Vmx ? "vmx" : host.backend == vmm::Backend::Svm ? "svm" : "unknown";
+        o.backend = host.backend_module;
+        o.cpu_model = host.cpu_model;
+        try {
+            rec_ = std::make_unique<profile::Recorder>(o);
+            rec_->start();
+        } catch (const std::exception& e) {
+            unlink(path_.c_str());
+            throw HostError(std::string("--profile: ") + e.what());
+        }
+        poller_ = std::thread([this] {
+            while (!stop_.load()) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                rec_->poll();
+            }
+        });
+    }
+    ~ProfileSession() {
+        stop_.store(true);
+        if (poller_.joinable()) poller_.join();
+        unlink(path_.c_str());
+    }
+
+    void attribute(std::vector<suite::TestResult>& results) {
+        stop_.store(true);
+        poller_.join();
+        auto rr = rec_->finish();
+        auto trace = profile::read_trace(path_);
+        // Buffers drain CPU by CPU; the windows need time order.
+        std::stable_sort(trace.events.begin(), trace.events.end(),
+                         [](const auto& a, const auto& b) { return a.ts_ns < b.ts_ns; });
+        for (auto& t : results) {
+            if (t.samples.empty()) continue;
+            auto lo = std::lower_bound(trace.events.begin(), trace.events.end(), t.start_ns,
+                                       [](const profile::Event& e, int64_t ns) { return int64_t(e.ts_ns) < ns; });
+            auto hi = std::upper_bound(lo, trace.events.end(), t.end_ns,
+                                       [](int64_t ns, const profile::Event& e) { return ns < int64_t(e.ts_ns); });
+            auto rep = profile::analyze(std::span(&*lo, size_t(hi - lo)), trace.header.isa, {}, 0,
+                                        trace.header.backend);
+            suite::HostProfile hp;
+            if (!rep.degraded.empty()) {
+                hp.note = "no kvm_exit/kvm_entry on this host: no handling time (see 'profile report')";
+            } else if (rep.rows.empty()) {
+                hp.note = "no exits recorded in this test's window";
+            } else {
+                const auto& row = *std::max_element(rep.rows.begin(), rep.rows.end(),
+                                                    [](const auto& a, const auto& b) { return a.count < b.count; });
+                hp = {row.name, row.count, t.all_iterations ? double(row.count) / double(t.all_iterations) : 0,
+                      row.mean_ns, row.p50_ns, row.p99_ns, ""};
+            }
+            if (rr.lost) hp.note += fmt::format("{}{} events were lost", hp.note.empty() ? "" : "; ", rr.lost);
+            t.host_profile = hp;
+        }
+    }
+
+private:
+    std::string path_;
+    std::unique_ptr<profile::Recorder> rec_;
+    std::thread poller_;
+    std::atomic<bool> stop_{false};
+};
 
 std::vector<const suite::TestSpec*> select_tests(const std::vector<std::string>& names,
                                                  bool with_baseline) {
@@ -95,6 +175,7 @@ void add_run_options(CLI::App& run, RunArgs& ra) {
     run.add_option("--cpuid", ra.cpuid, "CPUID edits for the guest: --cpuid=-x2apic,+rtm or --cpuid x2apic=off");
     run.add_flag("--allow-invd", ra.allow_invd, "let the invd test run (unsafe on bare-metal-like setups)");
     run.add_flag("--per-exit", ra.per_exit, "time every iteration on its own: percentiles and a histogram");
+    run.add_flag("--profile", ra.profile, "record kvm tracepoints meanwhile: host-side handling time per test");
     run.allow_extras(false);
 }
 
@@ -133,6 +214,7 @@ RunPlan plan_run(const RunArgs& a) {
     p.tests = select_tests(a.tests, s.baseline);
     p.allow_invd = a.allow_invd;
     s.per_exit = a.per_exit;
+    s.profile = a.profile;
     if (!a.json.empty()) {
         try {
             report::check_writable(a.json);
@@ -159,6 +241,8 @@ suite::RunReport execute(const kvm::System& sys, const RunPlan& plan, const std:
     rep.host = vmm::probe_host(ctx.tsc_khz);
     rep.env = env::capture(rep.host);
     suite::Runner runner(sys, vmm::GuestImage::embedded(), ctx, s, rep.host.tsc_mhz);
+    std::unique_ptr<ProfileSession> prof;
+    if (s.profile) prof = std::make_unique<ProfileSession>(rep.host);
     size_t i = 0;
     rep.results = runner.run_all(plan.tests, interrupt, [&](const suite::TestResult& r) {
         ++i;
@@ -166,6 +250,7 @@ suite::RunReport execute(const kvm::System& sys, const RunPlan& plan, const std:
             fmt::print(stderr, "[{}/{}] {} {} ({:.1f} s)\n", i, plan.tests.size(), r.name,
                        suite::status_name(r.status), r.wall_seconds);
     });
+    if (prof) prof->attribute(rep.results);
     rep.interrupted = interrupt.load();
     return rep;
 }

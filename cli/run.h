@@ -20,6 +20,7 @@ struct RunArgs {
     bool no_baseline = false;
     bool allow_invd = false;
     bool per_exit = false;
+    bool profile = false;
 };
 
 void add_run_options(CLI::App& cmd, RunArgs& a);

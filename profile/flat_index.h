@@ -2,6 +2,7 @@
 // dense index (0, 1, 2, ... in insertion order), so the per-event lookups of
 // thread, row and vCPU allocate nothing once warm.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -12,8 +13,8 @@ public:
     // The index of (k0, k1), adding it as size() when new.
     uint32_t find_or_add(uint64_t k0, uint64_t k1, bool& added) {
         if ((n_ + 1) * 2 > slots_.size()) grow();
-        size_t mask = slots_.size() - 1;
-        for (size_t i = hash(k0, k1) & mask;; i = (i + 1) & mask) {
+        std::size_t mask = slots_.size() - 1;
+        for (std::size_t i = hash(k0, k1) & mask;; i = (i + 1) & mask) {
             Slot& s = slots_[i];
             if (s.idx == kEmpty) {
                 s = {k0, k1, n_};
@@ -45,10 +46,10 @@ private:
     void grow() {
         std::vector<Slot> old = std::move(slots_);
         slots_.assign(old.empty() ? 16 : old.size() * 2, Slot{});
-        size_t mask = slots_.size() - 1;
+        std::size_t mask = slots_.size() - 1;
         for (const Slot& s : old) {
             if (s.idx == kEmpty) continue;
-            size_t i = hash(s.k0, s.k1) & mask;
+            std::size_t i = hash(s.k0, s.k1) & mask;
             while (slots_[i].idx != kEmpty) i = (i + 1) & mask;
             slots_[i] = s;
         }

@@ -55,7 +55,7 @@ void footer(std::string& out, const Report& r) {
 
 // The count-only table for a degraded report: perf's columns, no times.
 void count_table(std::string& out, const Report& r) {
-    out += fmt::format("{:>{}} {:>10} {:>9} \n\n", title(r.mode), kNameWidth, "Samples", "Samples%");
+    out += fmt::format("{:>{}} {:>10} {:>9} \n\n", "KVM event (count only)", kNameWidth, "Samples", "Samples%");
     for (const Row& row : r.rows)
         out += fmt::format("{:>{}} {:>10} {:>8.2f}%\n", row.name, kNameWidth, row.count,
                            pct(double(row.count), double(r.total_samples)));
@@ -138,8 +138,10 @@ std::string render_extended(const Report& r) {
                            "{} events out of time order within their thread\n",
                            r.unpaired_at_start, r.in_flight_at_end, r.out_of_order);
 
-    out += fmt::format("\nPer-vCPU breakdown:\n\n{:>{}} {:>6} {:>10} {:>16}\n\n", title(r.mode), kNameWidth, "VCPU",
-                       "Samples", r.degraded.empty() ? "Avg time" : "");
+    out += "\nPer-vCPU breakdown:\n\n";
+    out += r.degraded.empty()
+               ? fmt::format("{:>{}} {:>6} {:>10} {:>16}\n\n", title(r.mode), kNameWidth, "VCPU", "Samples", "Avg time")
+               : fmt::format("{:>{}} {:>6} {:>10}\n\n", "KVM event (count only)", kNameWidth, "VCPU", "Samples");
     for (const Row& row : r.rows)
         for (const VcpuStat& v : row.vcpus)
             out += r.degraded.empty()

@@ -37,6 +37,13 @@ uint64_t load_u64(const uint8_t* p) {
     return v;
 }
 
+// Header strings end up in terminals and JSON: printable ASCII only.
+bool printable(std::string_view s) {
+    for (char c : s)
+        if (c < 0x20 || c > 0x7e) return false;
+    return true;
+}
+
 bool valid_isa(std::string_view isa) { return isa == "vmx" || isa == "svm" || isa == "unknown"; }
 
 // The fixed 40-byte prefix.
@@ -89,6 +96,7 @@ public:
         if (b_.size() - pos_ < n) overrun(what);
         std::string s(reinterpret_cast<const char*>(b_.data() + pos_), n);
         pos_ += n;
+        if (!printable(s)) bad(src_, std::string(what) + " is not printable ASCII");
         return s;
     }
 
@@ -144,7 +152,8 @@ void check_body(uint64_t file_size, const Fixed& f, const std::string& src) {
 void check_events(const std::vector<Event>& ev, const std::string& src) {
     for (size_t i = 0; i < ev.size(); ++i) {
         auto t = static_cast<uint8_t>(ev[i].type);
-        if (!valid_event_type(t)) bad(src, "record " + std::to_string(i) + " has unknown event type " + std::to_string(t));
+        if (!valid_event_type(t))
+            bad(src, "record " + std::to_string(i) + " has unknown event type " + std::to_string(t));
     }
 }
 
@@ -188,6 +197,7 @@ void put_str(std::string& out, const std::string& s, const char* what) {
     if (s.size() > kMaxTraceString)
         throw std::invalid_argument(std::string("trace header: ") + what + " longer than " +
                                     std::to_string(kMaxTraceString) + " bytes");
+    if (!printable(s)) throw std::invalid_argument(std::string("trace header: ") + what + " is not printable ASCII");
     put_u32(out, static_cast<uint32_t>(s.size()));
     out += s;
 }

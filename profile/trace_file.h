@@ -11,7 +11,8 @@
 //   32  u64      lost_events (total the recorder knows were lost)
 //   40  str isa ("vmx", "svm" or "unknown"), str backend, str cpu_model,
 //       u32 n, n x str tracepoints available, u32 n, n x u32 pids,
-//       zero padding up to header_bytes.     (str = u32 length + bytes, no NUL)
+//       zero padding up to header_bytes.
+//       (str = u32 length <= 4096 + that many printable ASCII bytes, no NUL)
 //   header_bytes: record_count x Event
 // The file size must be exactly header_bytes + record_count * 40.
 #pragma once

@@ -40,6 +40,12 @@ json per_exit_json(const suite::TestResult& t, const std::optional<double>& over
             {"samples_raw", std::vector<double>(xs.begin(), xs.begin() + keep)}};
 }
 
+json host_profile_json(const std::optional<suite::HostProfile>& p) {
+    if (!p) return nullptr;
+    return {{"reason", p->reason}, {"count", p->count}, {"per_iter", p->per_iter}, {"mean_ns", p->mean_ns},
+            {"p50_ns", p->p50_ns}, {"p99_ns", p->p99_ns}, {"note", p->note}};
+}
+
 json guest_state_json(const suite::GuestStateSeen& g) {
     return {{"efer", g.efer ? json(*g.efer) : json(nullptr)}, {"msrs", g.msrs}, {"cpuid", g.cpuid}};
 }
@@ -81,6 +87,7 @@ json result_json(const suite::TestResult& t, const std::optional<double>& base,
               {"warnings", t.warnings},
               {"guest_state", guest_state_json(t.guest_state)},
               {"per_exit", per_exit_json(t, overhead)},
+              {"host_profile", host_profile_json(t.host_profile)},
               {"wall_seconds", t.wall_seconds}};
     if (!t.samples.empty()) {
         double m = stats::median(t.samples);
@@ -136,7 +143,8 @@ json to_json(const suite::RunReport& r) {
               {"knobs", knobs_json(s)},
               {"watchdog_s", s.watchdog_s},
               {"baseline", s.baseline},
-              {"per_exit", s.per_exit}}},
+              {"per_exit", s.per_exit},
+              {"profile", s.profile}}},
             {"interrupted", r.interrupted},
             {"baseline_cycles", opt(base)},
             {"results", results}};
@@ -188,6 +196,7 @@ suite::RunReport from_json(const json& j) {
     for (const auto& [k, v] : env.items()) r.env.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
     r.settings.baseline = field<bool>(s, "baseline", "settings");
     r.settings.per_exit = field<bool>(s, "per_exit", "settings");
+    r.settings.profile = field<bool>(s, "profile", "settings");
     const json results = field<json>(j, "results", "the document");
     for (const json& t : results) {
         suite::TestResult x;
@@ -214,6 +223,15 @@ suite::RunReport from_json(const json& j) {
         x.host_checks = field<std::vector<std::string>>(t, "host_checks", "a result");
         x.warnings = field<std::vector<std::string>>(t, "warnings", "a result");
         x.wall_seconds = field<double>(t, "wall_seconds", "a result");
+        const json& hp = field<json>(t, "host_profile", "a result");
+        if (!hp.is_null())
+            x.host_profile = suite::HostProfile{field<std::string>(hp, "reason", "host_profile"),
+                                                field<uint64_t>(hp, "count", "host_profile"),
+                                                field<double>(hp, "per_iter", "host_profile"),
+                                                field<double>(hp, "mean_ns", "host_profile"),
+                                                field<double>(hp, "p50_ns", "host_profile"),
+                                                field<double>(hp, "p99_ns", "host_profile"),
+                                                field<std::string>(hp, "note", "host_profile")};
         const json& pe = field<json>(t, "per_exit", "a result");
         if (!pe.is_null()) x.per_exit_cycles = field<std::vector<double>>(pe, "samples_raw", "per_exit");
         const json& g = field<json>(t, "guest_state", "a result");

@@ -46,6 +46,30 @@ std::string per_exit_section(const suite::RunReport& r) {
     return out;
 }
 
+// --profile: host-side handling next to the guest-side round trip.
+std::string profile_section(const suite::RunReport& r) {
+    std::string out;
+    for (const auto& t : r.results) {
+        if (!t.host_profile) continue;
+        const auto& p = *t.host_profile;
+        if (out.empty()) out = "  host side (kvm_exit -> kvm_entry) of each test's most frequent exit:\n";
+        if (!p.note.empty()) {
+            out += fmt::format("  {:<24} {}\n", t.name, p.note);
+            continue;
+        }
+        std::string trip = "-";
+        if (t.exits.kind.rfind("user-", 0) == 0) {
+            trip = "kvm_exit -> kvm_entry spans the trip to userspace, so no transition estimate";
+        } else if (!t.samples.empty() && t.exits.expected > 0) {
+            double rt_ns = stats::median(t.samples) / t.exits.expected / r.host.tsc_mhz * 1e3;
+            trip = fmt::format("round trip {:.0f} ns, so entry+exit transitions ~{:.0f} ns", rt_ns, rt_ns - p.mean_ns);
+        }
+        out += fmt::format("  {:<24} {} x{:.2f}/iter: mean {:.0f} ns, p50 {:.0f}, p99 {:.0f}; {}\n", t.name, p.reason,
+                           p.per_iter, p.mean_ns, p.p50_ns, p.p99_ns, trip);
+    }
+    return out;
+}
+
 class Table : public Exporter {
 public:
     std::string render(const suite::RunReport& r) const override {
@@ -118,6 +142,7 @@ public:
             extra.push_back(fmt::format("  outlier repeats (Tukey fences; kept in the figures): {}",
                                         fmt::join(outliers, ", ")));
         if (auto pe = per_exit_section(r); !pe.empty()) out += pe;
+        if (auto hp = profile_section(r); !hp.empty()) out += hp;
         for (const auto& d : extra) out += d + "\n";
         for (const auto& d : details) out += d + "\n";
         for (const auto& [note, tests] : notes)

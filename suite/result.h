@@ -50,6 +50,16 @@ struct RunSettings {
     double watchdog_s = 3.0;             // no guest progress for this long = hung
     bool baseline = true;
     bool per_exit = false;               // time every iteration on its own (vCPU 0)
+    bool profile = false;                // record kvm tracepoints during the run (--profile)
+};
+
+// --profile: the host-side view of a test's exits, from kvm_exit -> kvm_entry.
+struct HostProfile {
+    std::string reason;          // the most frequent exit reason in the test's window
+    uint64_t count = 0;
+    double per_iter = 0;         // of all iterations the guest ran, warm-up included
+    double mean_ns = 0, p50_ns = 0, p99_ns = 0;
+    std::string note;            // why there is no latency, when there is none
 };
 
 // What the guest read back after the knobs were applied (vCPU 0).
@@ -75,6 +85,9 @@ struct TestResult {
     std::vector<std::string> warnings = {};     // e.g. a knob the guest does not read back
     // --per-exit: each measured iteration's own TSC delta, timestamp overhead included.
     std::vector<double> per_exit_cycles = {};
+    std::optional<HostProfile> host_profile = {};
+    int64_t start_ns = 0, end_ns = 0;           // CLOCK_MONOTONIC window of the test
+    uint64_t all_iterations = 0;                // every batch, warm-up included
     double wall_seconds = 0;
 };
 

@@ -47,6 +47,7 @@ TestResult from_session(const TestSpec& t, Session& s, vmm::Machine& m, vmm::Bac
     r.samples = s.samples();
     r.ipi_latency_cycles = s.ipi_latency();
     r.per_exit_cycles = std::move(s.per_exit());
+    r.all_iterations = s.all_iterations();
     if (const auto& st = s.guest_state()) {
         r.guest_state.efer = st->efer;
         for (size_t i = 0; i < knobs.msrs.size(); ++i) {
@@ -227,7 +228,9 @@ TestResult Runner::run(const TestSpec& t, const std::atomic<bool>& interrupt) co
     }
     if (is_failure(r.status))
         if (auto known = t.known_issue(host_.backend)) r.detail = *known + "; " + r.detail;
-    r.wall_seconds = (monotonic_ns() - t0) / 1e9;
+    r.start_ns = t0;
+    r.end_ns = monotonic_ns();
+    r.wall_seconds = (r.end_ns - t0) / 1e9;
     return r;
 }
 

@@ -115,7 +115,8 @@ TEST(ProfileAnalyze, RelativeStandardErrorOfTheMean) {
         xs.push_back(double(x));
         s.pair(t += 1'000'000, 1, kCpuid, x);
     }
-    const Row& row = run(s).rows.at(0);
+    Report rep = run(s);
+    const Row& row = rep.rows.at(0);
     EXPECT_NEAR(row.rel_sem_pct(), rel_sem(xs), 1e-9 * rel_sem(xs));
     // Not the spread of the samples: that is sqrt(n) times larger.
     EXPECT_NEAR(row.stddev_ns() / row.mean_ns * 100, rel_sem(xs) * std::sqrt(1000.0), 1e-6);
@@ -299,7 +300,8 @@ TEST(ProfileAnalyze, PercentilesAreExactAndHistogramsLog2) {
         s.pair(t, 1, kHlt, x);
         t += x + 1000;
     }
-    const Row& row = run(s).rows.at(0);
+    Report rep = run(s);
+    const Row& row = rep.rows.at(0);
     EXPECT_DOUBLE_EQ(row.p50_ns, eb::stats::quantile(xs, 0.5));
     EXPECT_DOUBLE_EQ(row.p99_ns, eb::stats::quantile(xs, 0.99));
     EXPECT_EQ(row.max_ns, 6'000'000'000ull);
@@ -311,7 +313,8 @@ TEST(ProfileAnalyze, PercentilesAreExactAndHistogramsLog2) {
 
     Stream h;
     for (uint64_t x : {0, 1, 3, 1024, 1025, 2047}) h.pair(0, 1, kHlt, x);
-    const Row& hr = run(h).rows.at(0);
+    Report hrep = run(h);
+    const Row& hr = hrep.rows.at(0);
     EXPECT_EQ(hr.log2_hist[0], 1u);
     EXPECT_EQ(hr.log2_hist[1], 1u);
     EXPECT_EQ(hr.log2_hist[2], 1u);
@@ -322,7 +325,8 @@ TEST(ProfileAnalyze, PercentilesAreExactAndHistogramsLog2) {
 TEST(ProfileAnalyze, DegradedWithoutExits) {
     // What a software backend's trace looks like: no kvm_exit/kvm_entry.
     Stream s;
-    for (int i = 0; i < 3; ++i) s.add(EventType::Pio, 100 * i, 1, 0x3f8, 1).add(EventType::UserspaceExit, 100 * i + 1, 1, 2);
+    for (uint64_t i = 0; i < 3; ++i)
+        s.add(EventType::Pio, 100 * i, 1, 0x3f8, 1).add(EventType::UserspaceExit, 100 * i + 1, 1, 2);
     s.add(EventType::Mmio, 500, 1, 0xfee00300, kMmioWrite).add(EventType::Msr, 600, 2, 0x830, 1, 1);
     s.add(EventType::Msr, 700, 2, 0x830, 1, 1).add(EventType::EmulateInsn, 800, 1, 0x1000, 0);
     TraceFile tf;
@@ -333,7 +337,7 @@ TEST(ProfileAnalyze, DegradedWithoutExits) {
     ASSERT_FALSE(r.degraded.empty());
     EXPECT_NE(r.degraded.find("kvm_exit never fired in this trace (backend kvm_pvm)"), std::string::npos);
     EXPECT_NE(r.degraded.find("not a count of guest exits"), std::string::npos);
-    EXPECT_EQ(r.total_samples, 9u);
+    EXPECT_EQ(r.total_samples, 10u);
     EXPECT_EQ(r.total_time_ns, 0u);
     for (const Row& row : r.rows) EXPECT_FALSE(row.timed);
     EXPECT_EQ(find(r, "kvm_pio 0x3f8:POUT")->count, 3u);

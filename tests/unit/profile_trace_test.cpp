@@ -172,6 +172,9 @@ TEST_F(TraceFileTest, WriterRejectsWhatNoReaderWouldAccept) {
     h = sample_header();
     h.cpu_model.assign(kMaxTraceString + 1, 'x');
     EXPECT_THROW(TraceWriter(path("x.ebt"), h), std::invalid_argument);
+    h = sample_header();
+    h.backend = "kvm\n";
+    EXPECT_THROW(TraceWriter(path("x.ebt"), h), std::invalid_argument);
     TraceWriter w(path("x.ebt"), sample_header());
     Event e = sample_events()[0];
     e.type = EventType(0);
@@ -226,6 +229,9 @@ TEST_F(TraceFileTest, RejectsBadFiles) {
     b = good;
     b[44] = 'q';  // "vmx" -> "qmx"
     expect_rejected(p, b, "unknown isa 'qmx'");
+    b = good;
+    b[44] = '\x1b';
+    expect_rejected(p, b, "isa is not printable ASCII");
 
     b = good;
     b.push_back(0);

@@ -1,0 +1,108 @@
+#include "cli/profile.h"
+
+#include <fmt/format.h>
+#include <iostream>
+
+#include "cli/app.h"
+#include "cli/errors.h"
+#include "cli/parse.h"
+#include "profile/analyze.h"
+#include "profile/record.h"
+#include "report/file.h"
+#include "vmm/host.h"
+
+namespace eb::cli {
+
+ProfileCommands add_profile_commands(CLI::App& app, ProfileArgs& a) {
+    ProfileCommands c;
+    c.profile = app.add_subcommand("profile", "host-side exit profiler: the perf kvm stat job, with distributions");
+    c.profile->require_subcommand(1);
+    c.record = c.profile->add_subcommand("record", "record kvm tracepoints of KVM processes into a trace file");
+    c.record->add_option("-p,--pid", a.pids, "process to record (repeatable); its threads are filtered in the kernel");
+    c.record->add_flag("-a,--all", a.all, "record every process");
+    c.record->add_option("--duration", a.duration, "stop after this long (default: Ctrl-C)");
+    c.record->add_option("-o,--output", a.out, "trace file (default exitbench.trace)");
+    c.record->add_option("--buffer-kb", a.buffer_kb, "ring buffer per CPU in KiB (default 16384)");
+    c.report = c.profile->add_subcommand("report", "analyze a trace: perf kvm stat's table, percentiles, per vCPU");
+    c.report->add_option("-i,--input", a.input, "trace file (default exitbench.trace)");
+    c.report->add_option("--event", a.event, "vmexit (default), mmio, ioport or msr");
+    c.report->add_option("--vcpu", a.vcpu, "only this vCPU");
+    c.report->add_option("-k,--sort", a.sort, "ev_name, sample (default), time, max_t, min_t, mean_t");
+    c.report->add_option("--json", a.json, "write the analysis as JSON to FILE");
+    c.report->add_flag("--perf", a.perf_only, "print perf kvm stat's table only");
+    c.compare = c.profile->add_subcommand("compare", "per reason: change in count and latency, with a significance test");
+    c.compare->add_option("traces", a.files, "OLD NEW trace files")->expected(2)->required();
+    c.compare->add_option("--event", a.event, "vmexit (default), mmio, ioport or msr");
+    for (auto* s : {c.record, c.report, c.compare}) s->allow_extras(false);
+    return c;
+}
+
+namespace {
+
+profile::TraceFile load(const std::string& path) {
+    try {
+        return profile::read_trace(path);
+    } catch (const std::exception& e) {
+        throw UsageError(path + ": " + e.what());
+    }
+}
+
+profile::Options options(const ProfileArgs& a) {
+    profile::Options o;
+    o.mode = profile::parse_mode(a.event);
+    if (!a.vcpu.empty()) {
+        if (a.vcpu == "0") o.vcpu = 0;
+        else o.vcpu = static_cast<uint32_t>(parse_positive("--vcpu", a.vcpu));
+    }
+    for (const char* k : {"ev_name", "sample", "time", "max_t", "min_t", "mean_t"})
+        if (a.sort == k) o.sort = a.sort;
+    if (o.sort != a.sort)
+        throw UsageError("--sort must be ev_name, sample, time, max_t, min_t or mean_t, not '" + a.sort + "'");
+    return o;
+}
+
+} // namespace
+
+int cmd_profile(const ProfileCommands& c, const ProfileArgs& a, const std::atomic<bool>& interrupt) {
+    if (*c.record) {
+        if (a.pids.empty() && !a.all) throw UsageError("say which processes: -p PID (repeatable) or -a");
+        profile::RecordOptions o;
+        o.pids = a.pids;
+        o.all = a.all;
+        o.out = a.out;
+        if (!a.duration.empty()) o.duration_s = parse_duration("--duration", a.duration);
+        o.buffer_kb = static_cast<uint32_t>(std::min<uint64_t>(parse_positive("--buffer-kb", a.buffer_kb), 1u << 22));
+        try {
+            report::check_writable(a.out);
+        } catch (const std::exception& e) {
+            throw UsageError(e.what());
+        }
+        auto host = vmm::probe_host(std::nullopt);
+        o.isa = host.backend == vmm::Backend::Vmx ? "vmx" : host.backend == vmm::Backend::Svm ? "svm" : "unknown";
+        o.backend = host.backend_module;
+        o.cpu_model = host.cpu_model;
+        profile::RecordResult r;
+        try {
+            r = profile::record(o, interrupt);
+        } catch (const std::exception& e) {
+            throw HostError(e.what());
+        }
+        fmt::print("recorded {} events into {}; lost {}\n", r.events, a.out, r.lost);
+        if (!r.missing.empty()) fmt::print("tracepoints this kernel lacks: {}\n", fmt::join(r.missing, ", "));
+        return kOk;
+    }
+    if (*c.report) {
+        auto opt = options(a);
+        auto rep = profile::analyze(load(a.input), opt);
+        std::cout << (a.perf_only ? profile::render_perf(rep) : profile::render_extended(rep)) << std::flush;
+        if (!a.json.empty()) report::write_file_atomic(a.json, profile::to_json(rep).dump(2) + "\n");
+        return kOk;
+    }
+    auto opt = options(a);
+    auto old_rep = profile::analyze(load(a.files[0]), opt);
+    auto new_rep = profile::analyze(load(a.files[1]), opt);
+    std::cout << profile::render_compare(profile::compare(old_rep, new_rep), opt.mode) << std::flush;
+    return kOk;
+}
+
+} // namespace eb::cli

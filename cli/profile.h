@@ -1,0 +1,26 @@
+// `exitbench profile`: the perf kvm stat job (record, report, compare).
+#pragma once
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <string>
+#include <vector>
+
+namespace eb::cli {
+
+struct ProfileArgs {
+    std::vector<int> pids;
+    bool all = false;
+    std::string duration, out = "exitbench.trace", input = "exitbench.trace", event = "vmexit", vcpu,
+                sort = "sample", json, buffer_kb = "16384";
+    bool perf_only = false;
+    std::vector<std::string> files;  // compare OLD NEW
+};
+
+// Adds `profile` with record/report/compare; returns the subcommands.
+struct ProfileCommands {
+    CLI::App *profile, *record, *report, *compare;
+};
+ProfileCommands add_profile_commands(CLI::App& app, ProfileArgs& a);
+int cmd_profile(const ProfileCommands& c, const ProfileArgs& a, const std::atomic<bool>& interrupt);
+
+} // namespace eb::cli

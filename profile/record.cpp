@@ -1,0 +1,230 @@
+#include "profile/record.h"
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+#include <thread>
+#include <unistd.h>
+
+extern "C" {
+#include <tracefs/tracefs.h>
+}
+
+namespace eb::profile {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string>& recorded_tracepoints() {
+    static const std::vector<std::string> t = {"kvm_exit", "kvm_entry", "kvm_mmio", "kvm_pio",
+                                               "kvm_msr", "kvm_userspace_exit", "kvm_emulate_insn"};
+    return t;
+}
+
+void check_pid_is_kvm(int pid) {
+    fs::path fd = fmt::format("/proc/{}/fd", pid);
+    std::error_code ec;
+    if (!fs::exists(fmt::format("/proc/{}", pid), ec)) throw std::runtime_error(fmt::format("no process {}", pid));
+    for (const auto& e : fs::directory_iterator(fd, ec)) {
+        auto target = fs::read_symlink(e.path(), ec);
+        if (!ec && target.string().find("kvm-vm") != std::string::npos) return;
+    }
+    if (ec) throw std::runtime_error(fmt::format("cannot inspect process {}: {}", pid, ec.message()));
+    throw std::runtime_error(fmt::format("process {} has no KVM VM open", pid));
+}
+
+namespace {
+
+std::vector<int> threads_of(int pid) {
+    std::vector<int> tids;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(fmt::format("/proc/{}/task", pid), ec))
+        tids.push_back(std::stoi(e.path().filename().string()));
+    return tids;
+}
+
+// Field handles resolved once per event id, so the hot path reads numbers only.
+struct Fields {
+    EventType type{};
+    tep_format_field *a = nullptr, *b = nullptr, *vcpu = nullptr, *flags = nullptr, *isa = nullptr;
+};
+
+uint64_t num(tep_format_field* f, tep_record* r) {
+    unsigned long long v = 0;
+    if (f) tep_read_number_field(f, r->data, &v);
+    return v;
+}
+
+} // namespace
+
+struct Recorder::Impl {
+    RecordOptions opt;
+    tracefs_instance* inst = nullptr;
+    tep_handle* tep = nullptr;
+    std::map<int, Fields> fields;      // by event id
+    std::map<uint32_t, uint32_t> vcpu_of;  // tid -> last vcpu seen on kvm_entry/kvm_exit
+    std::unique_ptr<TraceWriter> writer;
+    RecordResult result;
+    bool started = false;
+
+    ~Impl() {
+        if (inst) {
+            tracefs_trace_off(inst);
+            tracefs_event_disable(inst, nullptr, nullptr);
+            tracefs_instance_destroy(inst);
+            tracefs_instance_free(inst);
+        }
+        if (tep) tep_free(tep);
+    }
+
+    static int on_event(tep_event* ev, tep_record* rec, int cpu, void* ctx) {
+        auto* self = static_cast<Impl*>(ctx);
+        self->handle(ev, rec, cpu);
+        return 0;
+    }
+
+    Fields& fields_for(tep_event* ev) {
+        auto it = fields.find(ev->id);
+        if (it != fields.end()) return it->second;
+        Fields f;
+        std::string n = ev->name;
+        auto fld = [&](const char* name) { return tep_find_field(ev, name); };
+        if (n == "kvm_exit") f = {EventType::Exit, fld("exit_reason"), fld("guest_rip"), fld("vcpu_id"), nullptr, fld("isa")};
+        else if (n == "kvm_entry") f = {EventType::Entry, fld("rip"), nullptr, fld("vcpu_id")};
+        else if (n == "kvm_mmio") f = {EventType::Mmio, fld("gpa"), fld("type"), nullptr, fld("len")};
+        else if (n == "kvm_pio") f = {EventType::Pio, fld("port"), fld("rw"), nullptr, fld("size")};
+        else if (n == "kvm_msr") f = {EventType::Msr, fld("ecx"), fld("write")};
+        else if (n == "kvm_userspace_exit") f = {EventType::UserspaceExit, fld("reason")};
+        else if (n == "kvm_emulate_insn") f = {EventType::EmulateInsn, fld("rip"), fld("failed")};
+        return fields.emplace(ev->id, f).first->second;
+    }
+
+    void handle(tep_event* ev, tep_record* rec, int cpu) {
+        Fields& f = fields_for(ev);
+        if (f.type == EventType{}) return;
+        uint32_t tid = static_cast<uint32_t>(tep_data_pid(tep, rec));
+        if (rec->missed_events) {
+            Event lost{};
+            lost.ts_ns = rec->ts;
+            lost.cpu = static_cast<uint16_t>(cpu);
+            lost.type = EventType::Lost;
+            lost.a = rec->missed_events > 0 ? static_cast<uint64_t>(rec->missed_events) : 1;
+            writer->add(lost);
+        }
+        Event e{};
+        e.ts_ns = rec->ts;
+        e.tid = tid;
+        e.cpu = static_cast<uint16_t>(cpu);
+        e.type = f.type;
+        e.a = num(f.a, rec);
+        e.b = num(f.b, rec);
+        if (f.flags) e.flags = static_cast<uint8_t>(num(f.flags, rec));
+        if (f.type == EventType::Exit && f.isa) e.flags = num(f.isa, rec) == 2 ? 1 : 0;  // KVM_ISA_SVM
+        if (f.vcpu) vcpu_of[tid] = static_cast<uint32_t>(num(f.vcpu, rec));
+        auto v = vcpu_of.find(tid);
+        e.vcpu = v == vcpu_of.end() ? 0 : v->second;
+        writer->add(e);
+        ++result.events;
+    }
+
+    void drain() {
+        if (tracefs_iterate_raw_events(tep, inst, nullptr, 0, on_event, this) < 0)
+            throw std::runtime_error("reading the trace buffer failed");
+    }
+
+    uint64_t overruns() {
+        uint64_t total = 0;
+        for (int c = 0; c < 4096; ++c) {
+            char* text = tracefs_instance_file_read(inst, fmt::format("per_cpu/cpu{}/stats", c).c_str(), nullptr);
+            if (!text) break;
+            const char* p = std::strstr(text, "overrun:");
+            if (p) total += std::strtoull(p + 8, nullptr, 10);
+            free(text);
+        }
+        return total;
+    }
+};
+
+Recorder::Recorder(RecordOptions opt) : impl_(new Impl) {
+    impl_->opt = std::move(opt);
+    auto& im = *impl_;
+    const char* dir = tracefs_tracing_dir();
+    if (!dir) throw std::runtime_error("tracefs is not mounted and could not be mounted (need root)");
+    if (access(dir, W_OK) != 0)
+        throw std::runtime_error(fmt::format("no permission to use {} (run as root, or with CAP_PERFMON and "
+                                             "access to tracefs)", dir));
+    if (im.opt.require_kvm)
+        for (int pid : im.opt.pids) check_pid_is_kvm(pid);
+    const char* systems[] = {"kvm", nullptr};
+    im.tep = tracefs_local_events_system(nullptr, systems);
+    if (!im.tep) throw std::runtime_error("cannot read the kvm tracepoint formats (is the kvm module loaded?)");
+    for (const auto& t : recorded_tracepoints())
+        (tep_find_event_by_name(im.tep, "kvm", t.c_str()) ? im.result.available : im.result.missing).push_back(t);
+    if (im.result.available.empty()) throw std::runtime_error("this kernel has none of the kvm tracepoints");
+    std::string name = fmt::format("exitbench-{}", getpid());
+    im.inst = tracefs_instance_create(name.c_str());
+    if (!im.inst) throw std::runtime_error("cannot create the ftrace instance " + name + ": " + std::strerror(errno));
+}
+
+Recorder::~Recorder() { delete impl_; }
+
+void Recorder::start() {
+    auto& im = *impl_;
+    TraceHeader h;
+    h.isa = im.opt.isa;
+    h.backend = im.opt.backend;
+    h.cpu_model = im.opt.cpu_model;
+    h.tracepoints = im.result.available;
+    for (int p : im.opt.pids) h.pids.push_back(static_cast<uint32_t>(p));
+    im.writer = std::make_unique<TraceWriter>(im.opt.out, h);
+    auto write = [&](const char* file, const std::string& v) {
+        if (tracefs_instance_file_write(im.inst, file, v.c_str()) < 0)
+            throw std::runtime_error(fmt::format("cannot write {} in the ftrace instance", file));
+    };
+    write("buffer_size_kb", std::to_string(im.opt.buffer_kb));
+    tracefs_instance_file_write(im.inst, "trace_clock", "mono");  // comparable with CLOCK_MONOTONIC
+    if (!im.opt.pids.empty()) {
+        // Filter in the kernel: every current thread, and threads created later.
+        std::string tids;
+        for (int p : im.opt.pids)
+            for (int t : threads_of(p)) tids += std::to_string(t) + " ";
+        write("set_event_pid", tids);
+        tracefs_option_enable(im.inst, TRACEFS_OPTION_EVENT_FORK);
+    }
+    for (const auto& t : im.result.available)
+        if (tracefs_event_enable(im.inst, "kvm", t.c_str()) < 0)
+            throw std::runtime_error("cannot enable kvm:" + t);
+    tracefs_trace_on(im.inst);
+    im.started = true;
+}
+
+void Recorder::poll() { impl_->drain(); }
+
+RecordResult Recorder::finish() {
+    auto& im = *impl_;
+    tracefs_trace_off(im.inst);
+    im.drain();
+    im.result.lost = im.overruns();
+    im.writer->set_lost_events(im.result.lost);
+    im.writer->finish();
+    return im.result;
+}
+
+RecordResult record(const RecordOptions& opt, const std::atomic<bool>& stop) {
+    Recorder r(opt);
+    r.start();
+    auto t0 = std::chrono::steady_clock::now();
+    while (!stop.load()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        r.poll();
+        double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (opt.duration_s > 0 && el >= opt.duration_s) break;
+    }
+    return r.finish();
+}
+
+} // namespace eb::profile

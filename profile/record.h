@@ -1,0 +1,58 @@
+// Records the kvm tracepoints of chosen processes into an exitbench trace
+// file, through libtracefs in an ftrace instance of its own.
+#pragma once
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "profile/trace_file.h"
+
+namespace eb::profile {
+
+struct RecordOptions {
+    std::vector<int> pids;        // processes to record (all their threads); empty with all
+    bool all = false;             // every process
+    double duration_s = 0;        // 0: until `stop`
+    std::string out;              // trace file
+    uint32_t buffer_kb = 16384;   // ring buffer per CPU
+    bool require_kvm = true;      // pids must already have a VM open (not for our own process)
+    std::string isa, backend, cpu_model;  // for the header
+};
+
+struct RecordResult {
+    uint64_t events = 0;
+    uint64_t lost = 0;                     // ring-buffer overruns, summed over CPUs
+    std::vector<std::string> available;    // kvm tracepoints that exist here
+    std::vector<std::string> missing;      // asked for, absent from this kernel
+};
+
+// The tracepoints exitbench records; kvm_exit/kvm_entry pairs give latencies.
+const std::vector<std::string>& recorded_tracepoints();
+
+// Throws std::runtime_error with one line: no tracefs, no permission (root
+// or CAP_PERFMON and tracefs access), a pid that is not a KVM process.
+void check_pid_is_kvm(int pid);
+
+class Recorder {
+public:
+    explicit Recorder(RecordOptions opt);
+    ~Recorder();
+    Recorder(const Recorder&) = delete;
+    Recorder& operator=(const Recorder&) = delete;
+
+    // Enables the events and starts tracing; add pids before if filtering.
+    void start();
+    // Drains what the ring buffer holds into the file; call often.
+    void poll();
+    // Stops tracing, drains, and writes the file.
+    RecordResult finish();
+
+private:
+    struct Impl;
+    Impl* impl_;
+};
+
+// start(); poll() until duration or stop; finish().
+RecordResult record(const RecordOptions& opt, const std::atomic<bool>& stop);
+
+} // namespace eb::profile
