@@ -33,12 +33,16 @@ namespace {
 // tests run, then gives each test the host-side figures of its time window.
 class ProfileSession {
 public:
-    explicit ProfileSession(const vmm::HostFacts& host) {
-        char tmpl[] = "/tmp/exitbench-profile-XXXXXX";
-        int fd = mkstemp(tmpl);
-        if (fd < 0) throw HostError("--profile: cannot create a temporary trace file");
-        close(fd);
-        path_ = tmpl;
+    ProfileSession(const vmm::HostFacts& host, const std::string& keep) : keep_(!keep.empty()) {
+        if (keep_) {
+            path_ = keep;
+        } else {
+            char tmpl[] = "/tmp/exitbench-profile-XXXXXX";
+            int fd = mkstemp(tmpl);
+            if (fd < 0) throw HostError("--profile: cannot create a temporary trace file");
+            close(fd);
+            path_ = tmpl;
+        }
         profile::RecordOptions o;
         o.pids = {getpid()};
         o.require_kvm = false;  // the VMs come later
@@ -50,7 +54,7 @@ public:
             rec_ = std::make_unique<profile::Recorder>(o);
             rec_->start();
         } catch (const std::exception& e) {
-            unlink(path_.c_str());
+            if (!keep_) unlink(path_.c_str());
             throw HostError(std::string("--profile: ") + e.what());
         }
         poller_ = std::thread([this] {
@@ -63,7 +67,7 @@ public:
     ~ProfileSession() {
         stop_.store(true);
         if (poller_.joinable()) poller_.join();
-        unlink(path_.c_str());
+        if (!keep_) unlink(path_.c_str());
     }
 
     void attribute(std::vector<suite::TestResult>& results) {
@@ -99,6 +103,7 @@ public:
     }
 
 private:
+    bool keep_;
     std::string path_;
     std::unique_ptr<profile::Recorder> rec_;
     std::thread poller_;
@@ -176,6 +181,7 @@ void add_run_options(CLI::App& run, RunArgs& ra) {
     run.add_flag("--allow-invd", ra.allow_invd, "let the invd test run (unsafe on bare-metal-like setups)");
     run.add_flag("--per-exit", ra.per_exit, "time every iteration on its own: percentiles and a histogram");
     run.add_flag("--profile", ra.profile, "record kvm tracepoints meanwhile: host-side handling time per test");
+    run.add_option("--profile-out", ra.profile_out, "with --profile: keep the trace in FILE for 'profile report'");
     run.allow_extras(false);
 }
 
@@ -214,7 +220,15 @@ RunPlan plan_run(const RunArgs& a) {
     p.tests = select_tests(a.tests, s.baseline);
     p.allow_invd = a.allow_invd;
     s.per_exit = a.per_exit;
-    s.profile = a.profile;
+    s.profile = a.profile || !a.profile_out.empty();
+    p.profile_out = a.profile_out;
+    if (!a.profile_out.empty()) {
+        try {
+            report::check_writable(a.profile_out);
+        } catch (const std::exception& e) {
+            throw UsageError(e.what());
+        }
+    }
     if (!a.json.empty()) {
         try {
             report::check_writable(a.json);
@@ -242,7 +256,7 @@ suite::RunReport execute(const kvm::System& sys, const RunPlan& plan, const std:
     rep.env = env::capture(rep.host);
     suite::Runner runner(sys, vmm::GuestImage::embedded(), ctx, s, rep.host.tsc_mhz);
     std::unique_ptr<ProfileSession> prof;
-    if (s.profile) prof = std::make_unique<ProfileSession>(rep.host);
+    if (s.profile) prof = std::make_unique<ProfileSession>(rep.host, plan.profile_out);
     size_t i = 0;
     rep.results = runner.run_all(plan.tests, interrupt, [&](const suite::TestResult& r) {
         ++i;

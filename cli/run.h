@@ -21,6 +21,7 @@ struct RunArgs {
     bool allow_invd = false;
     bool per_exit = false;
     bool profile = false;
+    std::string profile_out;   // keep --profile's trace here
 };
 
 void add_run_options(CLI::App& cmd, RunArgs& a);
@@ -31,6 +32,7 @@ struct RunPlan {
     std::vector<vmm::CpuidEdit> cpuid_edits;
     std::vector<const suite::TestSpec*> tests;
     bool allow_invd = false;
+    std::string profile_out;
 };
 RunPlan plan_run(const RunArgs& a);
 

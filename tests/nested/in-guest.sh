@@ -26,3 +26,17 @@ cat "$inst/events/kvm/kvm_exit/hist"
 echo "!$trig" > "$inst/events/kvm/kvm_exit/trigger"
 rmdir "$inst"
 done_rc $rc
+
+# The profiler on real kvm_exit/kvm_entry pairs: in-process (run --profile),
+# and record -a around a separate run, reported as perf kvm stat would.
+section profile_run
+"$eb" run cpuid rd_tsc_adjust_msr -n 64 -r 3 --no-baseline --profile --format json; done_rc $?
+
+section profile_record
+# Setting up the instance takes a few seconds under TCG; give it time first.
+"$eb" profile record -a --duration 12 -o /tmp/exits.trace > /dev/null &
+rec=$!
+sleep 5
+"$eb" run cpuid -n 64 -r 3 --no-baseline --format kut > /dev/null
+wait $rec
+"$eb" profile report -i /tmp/exits.trace --perf; done_rc $?

@@ -1,0 +1,62 @@
+// The profiler on this host: record exitbench's own VM while it makes a known
+// number of PIO, MMIO and MSR exits, and check the counts.
+#include <fstream>
+#include <gtest/gtest.h>
+#include <regex>
+#include <unistd.h>
+
+#include "cli_runner.h"
+
+namespace {
+uint64_t count_of(const std::string& report, const std::string& key) {
+    std::smatch m;
+    if (!std::regex_search(report, m, std::regex(key + R"(\s+(\d+))"))) return 0;
+    return std::stoull(m[1]);
+}
+} // namespace
+
+TEST(Profile, RecordsKnownExitCounts) {
+    REQUIRE_KVM();
+    auto trace = temp_path("run.trace");
+    // Three batches of 100 (one warm-up, two measured) per test, plus the one
+    // read with which the guest checks the device before timing.
+    auto r = run_cli({"run", "inl_from_qemu", "mmio_from_user", "rd_tsc_adjust_msr", "-n", "100", "-r", "2",
+                      "--no-baseline", "--profile-out", trace});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find("host side"), std::string::npos) << r.out;
+    auto io = run_cli({"profile", "report", "-i", trace, "--event", "ioport", "--perf"});
+    ASSERT_EQ(io.rc, 0) << io.err;
+    EXPECT_EQ(count_of(io.out, R"(0x1234:PIN)"), 301u) << io.out;
+    auto mmio = run_cli({"profile", "report", "-i", trace, "--event", "mmio", "--perf"});
+    EXPECT_EQ(count_of(mmio.out, R"(0xd0000000:R)"), 301u) << mmio.out;
+    auto msr = run_cli({"profile", "report", "-i", trace, "--event", "msr", "--perf"});
+    EXPECT_EQ(count_of(msr.out, R"(0x3b:R)"), 300u) << msr.out;
+    // Where kvm_exit never fires, the report says so instead of reporting zero exits.
+    auto all = run_cli({"profile", "report", "-i", trace});
+    if (all.out.find("kvm_exit never fired") != std::string::npos) {
+        EXPECT_EQ(all.out.find("Total Samples:0"), std::string::npos);
+    }
+    auto json = temp_path("report.json");
+    EXPECT_EQ(run_cli({"profile", "report", "-i", trace, "--json", json}).rc, 0);
+    auto cmp = run_cli({"profile", "compare", trace, trace, "--event", "ioport"});
+    EXPECT_EQ(cmp.rc, 0) << cmp.err;
+}
+
+TEST(Profile, BadInputsGiveOneLineErrors) {
+    auto junk = temp_path("junk.trace");
+    { std::ofstream(junk) << "EBTRACE but not really"; }
+    for (auto [args, rc, needle] : std::vector<std::tuple<std::vector<std::string>, int, std::string>>{
+             {{"profile", "report", "-i", "/nonexistent.trace"}, 2, "/nonexistent.trace"},
+             {{"profile", "report", "-i", junk}, 2, junk},
+             {{"profile", "report", "-i", junk, "--event", "exits"}, 2, "exits"},
+             {{"profile", "report", "-i", junk, "-k", "percent_sample"}, 2, "--sort"},
+             {{"profile", "record"}, 2, "-p PID"},
+             {{"profile", "record", "-p", std::to_string(getpid()), "--duration", "1s"}, 3, "no KVM VM open"},
+             {{"profile", "record", "-p", "999999999", "--duration", "1s"}, 3, "no process"},
+             {{"profile", "compare", junk}, 2, "traces"}}) {
+        auto r = run_cli(args);
+        EXPECT_EQ(r.rc, rc) << needle << ": " << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+    }
+}
