@@ -33,7 +33,15 @@ ProfileCommands add_profile_commands(CLI::App& app, ProfileArgs& a) {
     c.compare = c.profile->add_subcommand("compare", "per reason: change in count and latency, with a significance test");
     c.compare->add_option("traces", a.files, "OLD NEW trace files")->expected(2)->required();
     c.compare->add_option("--event", a.event, "vmexit (default), mmio, ioport or msr");
-    for (auto* s : {c.record, c.report, c.compare}) s->allow_extras(false);
+    c.live = c.profile->add_subcommand("live", "a refreshing view: counts, rates and latency per reason");
+    c.live->add_option("-p,--pid", a.pids, "process to watch (repeatable)");
+    c.live->add_flag("-a,--all", a.all, "every process");
+    c.live->add_option("-d,--delay", a.interval, "refresh interval (default 1s); counters reset each time");
+    c.live->add_flag("-1,--once", a.once, "one interval, then exit (batch mode)");
+    c.live->add_flag("--csv", a.csv, "one CSV line per event and interval");
+    c.live->add_option("--than", a.than, "print each exit slower than this many microseconds instead");
+    c.live->add_option("--event", a.event, "vmexit (default), mmio, ioport or msr");
+    for (auto* s : {c.record, c.report, c.compare, c.live}) s->allow_extras(false);
     return c;
 }
 
@@ -63,6 +71,8 @@ profile::Options options(const ProfileArgs& a) {
 
 } // namespace
 
+int cmd_profile_live(const ProfileArgs& a, const profile::Options& opt, const std::atomic<bool>& interrupt);
+
 int cmd_profile(const ProfileCommands& c, const ProfileArgs& a, const std::atomic<bool>& interrupt) {
     if (*c.record) {
         if (a.pids.empty() && !a.all) throw UsageError("say which processes: -p PID (repeatable) or -a");
@@ -91,6 +101,7 @@ int cmd_profile(const ProfileCommands& c, const ProfileArgs& a, const std::atomi
         if (!r.missing.empty()) fmt::print("tracepoints this kernel lacks: {}\n", fmt::join(r.missing, ", "));
         return kOk;
     }
+    if (*c.live) return cmd_profile_live(a, options(a), interrupt);
     if (*c.report) {
         auto opt = options(a);
         auto rep = profile::analyze(load(a.input), opt);

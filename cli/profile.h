@@ -13,12 +13,14 @@ struct ProfileArgs {
     std::string duration, out = "exitbench.trace", input = "exitbench.trace", event = "vmexit", vcpu,
                 sort = "sample", json, buffer_kb = "16384";
     bool perf_only = false;
+    bool once = false, csv = false;        // live: -1 / --csv as kvm_stat
+    std::string interval, than;            // live: -d seconds, --than microseconds
     std::vector<std::string> files;  // compare OLD NEW
 };
 
 // Adds `profile` with record/report/compare; returns the subcommands.
 struct ProfileCommands {
-    CLI::App *profile, *record, *report, *compare;
+    CLI::App *profile, *record, *report, *compare, *live;
 };
 ProfileCommands add_profile_commands(CLI::App& app, ProfileArgs& a);
 int cmd_profile(const ProfileCommands& c, const ProfileArgs& a, const std::atomic<bool>& interrupt);

@@ -103,6 +103,11 @@ struct Recorder::Impl {
         return fields.emplace(ev->id, f).first->second;
     }
 
+    void emit(const Event& e) {
+        if (opt.sink) opt.sink(e);
+        else writer->add(e);
+    }
+
     void handle(tep_event* ev, tep_record* rec, int cpu) {
         Fields& f = fields_for(ev);
         if (f.type == EventType{}) return;
@@ -113,7 +118,7 @@ struct Recorder::Impl {
             lost.cpu = static_cast<uint16_t>(cpu);
             lost.type = EventType::Lost;
             lost.a = rec->missed_events > 0 ? static_cast<uint64_t>(rec->missed_events) : 1;
-            writer->add(lost);
+            emit(lost);
         }
         Event e{};
         e.ts_ns = rec->ts;
@@ -127,7 +132,7 @@ struct Recorder::Impl {
         if (f.vcpu) vcpu_of[tid] = static_cast<uint32_t>(num(f.vcpu, rec));
         auto v = vcpu_of.find(tid);
         e.vcpu = v == vcpu_of.end() ? 0 : v->second;
-        writer->add(e);
+        emit(e);
         ++result.events;
     }
 
@@ -180,7 +185,7 @@ void Recorder::start() {
     h.cpu_model = im.opt.cpu_model;
     h.tracepoints = im.result.available;
     for (int p : im.opt.pids) h.pids.push_back(static_cast<uint32_t>(p));
-    im.writer = std::make_unique<TraceWriter>(im.opt.out, h);
+    if (!im.opt.sink) im.writer = std::make_unique<TraceWriter>(im.opt.out, h);
     auto write = [&](const char* file, const std::string& v) {
         if (tracefs_instance_file_write(im.inst, file, v.c_str()) < 0)
             throw std::runtime_error(fmt::format("cannot write {} in the ftrace instance", file));
@@ -209,8 +214,10 @@ RecordResult Recorder::finish() {
     tracefs_trace_off(im.inst);
     im.drain();
     im.result.lost = im.overruns();
-    im.writer->set_lost_events(im.result.lost);
-    im.writer->finish();
+    if (im.writer) {
+        im.writer->set_lost_events(im.result.lost);
+        im.writer->finish();
+    }
     return im.result;
 }
 

@@ -2,6 +2,7 @@
 // file, through libtracefs in an ftrace instance of its own.
 #pragma once
 #include <atomic>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,8 @@ struct RecordOptions {
     std::string out;              // trace file
     uint32_t buffer_kb = 16384;   // ring buffer per CPU
     bool require_kvm = true;      // pids must already have a VM open (not for our own process)
+    // When set, events go here instead of to `out` (profile live).
+    std::function<void(const Event&)> sink;
     std::string isa, backend, cpu_model;  // for the header
 };
 

@@ -2,7 +2,9 @@
 // number of PIO, MMIO and MSR exits, and check the counts.
 #include <fstream>
 #include <gtest/gtest.h>
+#include <chrono>
 #include <regex>
+#include <thread>
 #include <unistd.h>
 
 #include "cli_runner.h"
@@ -42,6 +44,17 @@ TEST(Profile, RecordsKnownExitCounts) {
     EXPECT_EQ(cmp.rc, 0) << cmp.err;
 }
 
+TEST(Profile, LiveBatchModeShowsTheRunningGuest) {
+    REQUIRE_KVM();
+    std::thread guest([] { run_cli({"run", "inl_from_qemu", "-n", "20000", "-r", "30", "--no-baseline"}); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    auto r = run_cli({"profile", "live", "-a", "-1", "-d", "1s", "--csv", "--event", "ioport"});
+    guest.join();
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(r.out.rfind("time_s,event,count,rate_per_s,mean_us,p99_us,max_us\n", 0), 0u) << r.out;
+    EXPECT_NE(r.out.find("0x1234:PIN"), std::string::npos) << r.out;
+}
+
 TEST(Profile, BadInputsGiveOneLineErrors) {
     auto junk = temp_path("junk.trace");
     { std::ofstream(junk) << "EBTRACE but not really"; }
@@ -53,7 +66,9 @@ TEST(Profile, BadInputsGiveOneLineErrors) {
              {{"profile", "record"}, 2, "-p PID"},
              {{"profile", "record", "-p", std::to_string(getpid()), "--duration", "1s"}, 3, "no KVM VM open"},
              {{"profile", "record", "-p", "999999999", "--duration", "1s"}, 3, "no process"},
-             {{"profile", "compare", junk}, 2, "traces"}}) {
+             {{"profile", "compare", junk}, 2, "traces"},
+             {{"profile", "live"}, 2, "-p PID"},
+             {{"profile", "live", "-a", "-d", "soon"}, 2, "--delay"}}) {
         auto r = run_cli(args);
         EXPECT_EQ(r.rc, rc) << needle << ": " << r.err;
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;

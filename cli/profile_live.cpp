@@ -1,0 +1,101 @@
+// `exitbench profile live`: kvm_stat's refreshing view with latencies, from
+// the same recorder and analyzer as record/report.
+#include <chrono>
+#include <fmt/format.h>
+#include <iostream>
+#include <map>
+#include <thread>
+#include <unistd.h>
+
+#include "cli/app.h"
+#include "cli/errors.h"
+#include "cli/parse.h"
+#include "cli/profile.h"
+#include "profile/analyze.h"
+#include "profile/exit_reasons.h"
+#include "profile/record.h"
+#include "vmm/host.h"
+
+namespace eb::cli {
+
+int cmd_profile_live(const ProfileArgs& a, const profile::Options& opt, const std::atomic<bool>& interrupt) {
+    if (a.pids.empty() && !a.all) throw UsageError("say which processes: -p PID (repeatable) or -a");
+    double interval = a.interval.empty() ? 1.0 : parse_duration("--delay", a.interval);
+    double than_us = a.than.empty() ? -1 : parse_duration("--than", a.than + "us") * 1e6;
+    auto host = vmm::probe_host(std::nullopt);
+    std::string isa = host.backend == vmm::Backend::Vmx ? "vmx" : host.backend == vmm::Backend::Svm ? "svm" : "unknown";
+
+    std::vector<profile::Event> window;
+    std::map<uint32_t, std::pair<uint64_t, uint64_t>> open;  // tid -> (ts, reason) for --than
+    profile::RecordOptions o;
+    o.pids = a.pids;
+    o.all = a.all;
+    o.isa = isa;
+    o.backend = host.backend_module;
+    o.sink = [&](const profile::Event& e) {
+        window.push_back(e);
+        if (than_us < 0) return;
+        if (e.type == profile::EventType::Exit) open[e.tid] = {e.ts_ns, e.a};
+        if (e.type == profile::EventType::Entry) {
+            auto it = open.find(e.tid);
+            if (it == open.end()) return;
+            double us = (e.ts_ns - it->second.first) / 1e3;
+            if (us > than_us)
+                fmt::print("tid {}, vcpu {}: {} exit took {:.1f}us\n", e.tid, e.vcpu,
+                           profile::exit_reason_name(isa, it->second.second), us);
+            open.erase(it);
+        }
+    };
+    std::unique_ptr<profile::Recorder> rec;
+    try {
+        rec = std::make_unique<profile::Recorder>(o);
+        rec->start();
+    } catch (const std::exception& e) {
+        throw HostError(e.what());
+    }
+    bool tty = isatty(STDOUT_FILENO) && !a.once && !a.csv && than_us < 0;
+    if (a.csv) fmt::print("time_s,event,count,rate_per_s,mean_us,p99_us,max_us\n");
+    auto t0 = std::chrono::steady_clock::now();
+    while (!interrupt.load()) {
+        auto start = std::chrono::steady_clock::now();
+        while (!interrupt.load() && std::chrono::steady_clock::now() - start < std::chrono::duration<double>(interval)) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            rec->poll();
+        }
+        // Counters reset every interval, as perf kvm stat live does.
+        auto rep = profile::analyze(window, isa, opt);
+        window.clear();
+        double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (than_us >= 0) {
+            // --than prints slow exits as they come; nothing else.
+        } else if (a.csv) {
+            for (const auto& r : rep.rows)
+                if (r.timed)
+                    fmt::print("{:.1f},{},{},{:.0f},{:.2f},{:.2f},{:.2f}\n", el, r.name, r.count, r.count / interval,
+                               r.mean_ns / 1e3, r.p99_ns / 1e3, r.max_ns / 1e3);
+                else  // counts only: no latency to print
+                    fmt::print("{:.1f},{},{},{:.0f},,,\n", el, r.name, r.count, r.count / interval);
+        } else {
+            if (tty) fmt::print("\x1b[H\x1b[2J");
+            fmt::print("exitbench profile live: last {:g} s, {:.0f} s in (Ctrl-C quits)\n", interval, el);
+            if (!rep.degraded.empty()) fmt::print("{}\n", rep.degraded);
+            fmt::print("{:>40} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "event", "count", "per s", "mean us",
+                       "p99 us", "max us");
+            for (const auto& r : rep.rows)
+                if (r.timed)
+                    fmt::print("{:>40} {:>10} {:>10.0f} {:>10.2f} {:>10.2f} {:>10.2f}\n", r.name, r.count,
+                               r.count / interval, r.mean_ns / 1e3, r.p99_ns / 1e3, r.max_ns / 1e3);
+                else
+                    fmt::print("{:>40} {:>10} {:>10.0f} {:>10} {:>10} {:>10}\n", r.name, r.count, r.count / interval,
+                               "-", "-", "-");
+            if (rep.lost_events) fmt::print("lost events: {}\n", rep.lost_events);
+        }
+        std::cout << std::flush;
+        if (a.once) break;
+    }
+    auto res = rec->finish();
+    if (res.lost) fmt::print(stderr, "exitbench: {} events were lost in the ring buffer\n", res.lost);
+    return kOk;
+}
+
+} // namespace eb::cli
