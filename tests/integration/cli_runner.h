@@ -21,5 +21,13 @@ CliResult run_cli(const std::vector<std::string>& args, const CliOptions& opt = 
 bool have_kvm();
 std::string temp_path(const std::string& name);
 
+// The result of test `name` in a run report.
+#include "suite/result.h"
+inline const eb::suite::TestResult& find(const eb::suite::RunReport& r, const std::string& name) {
+    for (const auto& t : r.results)
+        if (t.name == name) return t;
+    throw std::runtime_error("no result for " + name);
+}
+
 #define REQUIRE_KVM() \
     if (!have_kvm()) GTEST_SKIP() << "/dev/kvm is absent on this machine"

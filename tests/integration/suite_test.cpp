@@ -23,11 +23,6 @@ suite::RunReport run_json(const std::vector<std::string>& tests, int* rc = nullp
     return report::from_json(json::parse(r.out));
 }
 
-const suite::TestResult& find(const suite::RunReport& r, const std::string& name) {
-    for (const auto& t : r.results)
-        if (t.name == name) return t;
-    throw std::runtime_error("no result for " + name);
-}
 
 } // namespace
 

@@ -59,11 +59,6 @@ protected:
     static inline std::map<std::string, Section> sections_;
 };
 
-const suite::TestResult& find(const suite::RunReport& r, const std::string& name) {
-    for (const auto& t : r.results)
-        if (t.name == name) return t;
-    throw std::runtime_error("no result for " + name);
-}
 
 } // namespace
 
