@@ -56,6 +56,16 @@ TEST(BadInput, UnknownRecipe) {
     expect_one_line_error(run_cli({"recipe", "run"}), 2, "name");
 }
 
+TEST(BadInput, BadCompareAndProfileOptions) {
+    expect_one_line_error(run_cli({"compare", "cpuid", "--a", "", "--b", "", "--alpha", "2"}), 2, "--alpha");
+    expect_one_line_error(run_cli({"compare", "cpuid", "--a", "", "--b", "", "--rounds", "0"}), 2, "--rounds");
+    expect_one_line_error(run_cli({"compare", "cpuid", "--a", "", "--b", "", "--fail-if-slower", "lots"}), 2,
+                          "--fail-if-slower");
+    expect_one_line_error(run_cli({"compare", "cpuid", "--config", "noequals"}), 2, "LABEL=OPTIONS");
+    expect_one_line_error(run_cli({"run", "cpuid", "--profile-out", "/nonexistent-dir/t.trace"}), 2,
+                          "cannot write /nonexistent-dir/t.trace");
+}
+
 TEST(BadInput, UnwritableJsonPathFailsBeforeRunning) {
     expect_one_line_error(run_cli({"run", "cpuid", "--json", "/nonexistent-dir/r.json"}), 2,
                           "cannot write /nonexistent-dir/r.json");
