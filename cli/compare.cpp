@@ -223,7 +223,7 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
             labels.push_back(label);
             header.push_back(fmt::format("  {}: {}", label, opts.empty() ? "(defaults)" : opts));
         }
-        if (!a.common.json.empty()) report::check_writable(a.common.json);
+        if (!a.common.json.empty()) require_writable(a.common.json);
         auto sys = open_kvm(device);
         runs.resize(plans.size());
         std::mt19937_64 rng(seed);

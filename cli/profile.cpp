@@ -6,6 +6,7 @@
 #include "cli/app.h"
 #include "cli/errors.h"
 #include "cli/parse.h"
+#include "cli/run.h"
 #include "profile/analyze.h"
 #include "profile/record.h"
 #include "report/file.h"
@@ -82,13 +83,9 @@ int cmd_profile(const ProfileCommands& c, const ProfileArgs& a, const std::atomi
         o.out = a.out;
         if (!a.duration.empty()) o.duration_s = parse_duration("--duration", a.duration);
         o.buffer_kb = static_cast<uint32_t>(std::min<uint64_t>(parse_positive("--buffer-kb", a.buffer_kb), 1u << 22));
-        try {
-            report::check_writable(a.out);
-        } catch (const std::exception& e) {
-            throw UsageError(e.what());
-        }
+        require_writable(a.out);
         auto host = vmm::probe_host(std::nullopt);
-        o.isa = host.backend == vmm::Backend::Vmx ? "vmx" : host.backend == vmm::Backend::Svm ? "svm" : "unknown";
+        o.isa = vmm::exit_isa(host.backend);
         o.backend = host.backend_module;
         o.cpu_model = host.cpu_model;
         profile::RecordResult r;

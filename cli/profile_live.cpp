@@ -23,7 +23,7 @@ int cmd_profile_live(const ProfileArgs& a, const profile::Options& opt, const st
     double interval = a.interval.empty() ? 1.0 : parse_duration("--delay", a.interval);
     double than_us = a.than.empty() ? -1 : parse_duration("--than", a.than + "us") * 1e6;
     auto host = vmm::probe_host(std::nullopt);
-    std::string isa = host.backend == vmm::Backend::Vmx ? "vmx" : host.backend == vmm::Backend::Svm ? "svm" : "unknown";
+    std::string isa = vmm::exit_isa(host.backend);
 
     std::vector<profile::Event> window;
     std::map<uint32_t, std::pair<uint64_t, uint64_t>> open;  // tid -> (ts, reason) for --than

@@ -47,7 +47,7 @@ public:
         o.pids = {getpid()};
         o.require_kvm = false;  // the VMs come later
         o.out = path_;
-        o.isa = host.backend == vmm::Backend::Vmx ? "vmx" : host.backend == vmm::Backend::Svm ? "svm" : "unknown";
+        o.isa = vmm::exit_isa(host.backend);
         o.backend = host.backend_module;
         o.cpu_model = host.cpu_model;
         try {
@@ -222,21 +222,17 @@ RunPlan plan_run(const RunArgs& a) {
     s.per_exit = a.per_exit;
     s.profile = a.profile || !a.profile_out.empty();
     p.profile_out = a.profile_out;
-    if (!a.profile_out.empty()) {
-        try {
-            report::check_writable(a.profile_out);
-        } catch (const std::exception& e) {
-            throw UsageError(e.what());
-        }
-    }
-    if (!a.json.empty()) {
-        try {
-            report::check_writable(a.json);
-        } catch (const std::exception& e) {
-            throw UsageError(e.what());
-        }
-    }
+    if (!a.profile_out.empty()) require_writable(a.profile_out);
+    if (!a.json.empty()) require_writable(a.json);
     return p;
+}
+
+void require_writable(const std::string& path) {
+    try {
+        report::check_writable(path);
+    } catch (const std::exception& e) {
+        throw UsageError(e.what());
+    }
 }
 
 suite::RunReport execute(const kvm::System& sys, const RunPlan& plan, const std::atomic<bool>& interrupt,

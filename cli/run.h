@@ -38,6 +38,10 @@ RunPlan plan_run(const RunArgs& a);
 
 kvm::System open_kvm(const std::string& device);
 
+// An output file the user named must be writable before anything runs;
+// throws UsageError (exit 2) with the reason.
+void require_writable(const std::string& path);
+
 // Runs a plan; `progress` prints a line per test on stderr.
 suite::RunReport execute(const kvm::System& sys, const RunPlan& plan, const std::atomic<bool>& interrupt,
                          bool progress);

@@ -25,6 +25,10 @@ const char* backend_name(Backend b) {
     return "unknown";
 }
 
+const char* exit_isa(Backend b) {
+    return b == Backend::Vmx ? "vmx" : b == Backend::Svm ? "svm" : "unknown";
+}
+
 Backend backend_from_name(const std::string& s) {
     for (auto b : {Backend::Vmx, Backend::Svm, Backend::Pvm})
         if (s == backend_name(b)) return b;

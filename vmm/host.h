@@ -10,6 +10,9 @@ enum class Backend { Vmx, Svm, Pvm, Unknown };
 const char* backend_name(Backend b);       // "vmx", "svm", "pvm", "unknown"
 Backend backend_from_name(const std::string& s);
 
+// The ISA whose exit codes kvm_exit reports: "vmx", "svm", or "unknown".
+const char* exit_isa(Backend b);
+
 // Which KVM implementation serves /dev/kvm, from the loaded modules.
 Backend detect_backend();
 

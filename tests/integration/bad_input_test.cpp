@@ -64,6 +64,10 @@ TEST(BadInput, BadCompareAndProfileOptions) {
     expect_one_line_error(run_cli({"compare", "cpuid", "--config", "noequals"}), 2, "LABEL=OPTIONS");
     expect_one_line_error(run_cli({"run", "cpuid", "--profile-out", "/nonexistent-dir/t.trace"}), 2,
                           "cannot write /nonexistent-dir/t.trace");
+    expect_one_line_error(run_cli({"compare", "cpuid", "--a", "", "--b", "", "--json", "/nonexistent-dir/c.json"}),
+                          2, "cannot write /nonexistent-dir/c.json");
+    expect_one_line_error(run_cli({"profile", "record", "-a", "-o", "/nonexistent-dir/p.trace"}), 2,
+                          "cannot write /nonexistent-dir/p.trace");
 }
 
 TEST(BadInput, UnwritableJsonPathFailsBeforeRunning) {
