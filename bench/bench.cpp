@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
@@ -49,36 +50,40 @@ Startup one_startup() {
     return {ms_since(t0, t1), ms_since(t0, t2), ms_since(t0, first)};
 }
 
-// Runs `exitbench compare` of a configuration against itself until the 95%
-// interval of the difference is within +-target, and reports the time taken.
+// Runs an interleaved `exitbench compare` of a configuration against itself,
+// under the sound method (the round is the unit), until the 95% interval of
+// the ratio is within +-target, and reports the time and rounds it took.
 void ab_resolution(const char* test, double target_pct, double budget_s) {
-    std::string json = "/tmp/exitbench_bench_ab.json";
+    char dir[] = "/tmp/exitbench_bench_XXXXXX";
+    if (!mkdtemp(dir)) return;
+    std::string json = std::string(dir) + "/ab.json";
     auto t0 = Clock::now();
-    std::string cmd = fmt::format("{} compare {} --a '' --b '' --time-budget {}s --precision {} --seed 1 --json {} "
+    std::string cmd = fmt::format("{} compare {} --a '' --b '' --time-budget {}s --precision {} --json {} "
                                   ">/dev/null 2>&1", EB_BINARY, test, budget_s, target_pct, json);
     int st = std::system(cmd.c_str());
     double secs = ms_since(t0, Clock::now()) / 1e3;
-    std::ifstream f(json);
-    double half = -1;
-    size_t n = 0;
+    double half = -1, detectable = -1;
+    size_t rounds = 0;
     try {
+        std::ifstream f(json);
         auto doc = nlohmann::json::parse(f);
         for (const auto& t : doc["tests"])
             if (t["test"] == test) {
-                auto ci = t["vs_first"][0]["relative_ci"];
-                half = (ci[1].get<double>() - ci[0].get<double>()) / 2 * 100;
-                n = t["configs"][0]["n"].get<size_t>();
+                const auto& e = t["vs_first"][0];
+                double r = e["ratio"].get<double>();
+                half = (e["ratio_ci"][1].get<double>() - e["ratio_ci"][0].get<double>()) / 2 / r * 100;
+                detectable = e["detectable_relative"].get<double>() * 100;
+                rounds = e["units"][0].get<size_t>();
             }
     } catch (const std::exception&) {
     }
+    std::filesystem::remove_all(dir);
     if (st != 0 || half < 0)
         fmt::print("  {:<16} +-{}%: compare failed (status {})\n", test, target_pct, st);
-    else if (half <= target_pct)
-        fmt::print("  {:<16} +-{}%: resolved in {:6.1f} s (n={} per side, CI half-width {:.2f}%)\n", test,
-                   target_pct, secs, n, half);
     else
-        fmt::print("  {:<16} +-{}%: NOT resolved within {:.0f} s (n={} per side, CI half-width {:.2f}%)\n", test,
-                   target_pct, budget_s, n, half);
+        fmt::print("  {:<16} +-{}%: {} in {:6.1f} s ({} rounds; CI half-width {:.2f}%, detectable with 80% power "
+                   "{:.2f}%)\n", test, target_pct, half <= target_pct ? "resolved" : "NOT resolved", secs, rounds,
+                   half, detectable);
 }
 
 double run_suite(const char* args) {
@@ -114,8 +119,8 @@ int main() {
         fmt::print("  run {:<28} median {:6.2f}  min {:6.2f}  max {:6.2f}\n",
                    *args ? args : "(defaults)", stats::median(w), stats::min(w), stats::max(w));
     }
-    fmt::print("A/B: time until a configuration compared with itself has a 95% CI of the difference\n"
-               "within the target, i.e. a difference of that size would be resolved (budget 120 s):\n");
+    fmt::print("A/B, interleaved rounds (the round is the unit): time until a configuration compared with\n"
+               "itself has a 95% CI of the ratio within the target (budget 120 s):\n");
     for (const char* test : {"cpuid", "inl_from_qemu"})
         for (double pct : {3.0, 1.0}) ab_resolution(test, pct, 120);
     return 0;

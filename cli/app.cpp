@@ -125,12 +125,13 @@ int main(int argc, char** argv) {
     auto prof = add_profile_commands(app, pa);
 
     CompareArgs ca;
-    auto* compare = app.add_subcommand("compare", "A/B: configurations interleaved in one run (--a/--b), or two saved results");
+    auto* compare = app.add_subcommand("compare", "A/B: configurations in interleaved rounds (--a/--b), or saved results (A.json B.json, or A1.json ... --vs B1.json ...)");
     add_compare_options(*compare, ca);
 
     RunArgs ra;
     auto* run = app.add_subcommand("run", "run tests (all of the default suite when none are named)");
     add_run_options(*run, ra);
+    run->add_option("--seed", ra.seed, "seed of the shuffled test order with --sessions (default: random, saved)");
 
     try {
         app.parse(argc, argv);

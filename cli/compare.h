@@ -1,5 +1,5 @@
-// `exitbench compare`: configurations interleaved in one invocation, or two
-// saved results.
+// `exitbench compare`: configurations run live in interleaved rounds, or saved
+// results with one or more files a side (A1.json [A2.json ...] --vs B1.json ...).
 #pragma once
 #include <atomic>
 #include <optional>
@@ -11,7 +11,8 @@
 namespace eb::cli {
 
 struct CompareArgs {
-    RunArgs common;                    // run options for every configuration; tests or files
+    RunArgs common;                    // run options for every configuration; tests, or side A's files
+    std::vector<std::string> vs;       // --vs: side B's files
     std::optional<std::string> a, b;   // --a/--b: run options as one string each ("" is the defaults)
     std::vector<std::string> configs;  // --config LABEL=OPTIONS
     std::vector<std::pair<std::string, std::string>> preset;  // (label, options) from a recipe
@@ -23,5 +24,9 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
 
 // Splits an option string as a shell would for plain words and quotes.
 std::vector<std::string> split_args(const std::string& s);
+
+// One configuration's run options, parsed as `run` would; throws UsageError
+// naming the configuration.
+RunPlan plan_config(const std::string& label, const std::string& options, const RunArgs& common);
 
 } // namespace eb::cli

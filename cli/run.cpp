@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <random>
 #include <thread>
 #include <fmt/format.h>
 #include <sched.h>
@@ -79,7 +80,7 @@ public:
         std::stable_sort(trace.events.begin(), trace.events.end(),
                          [](const auto& a, const auto& b) { return a.ts_ns < b.ts_ns; });
         for (auto& t : results) {
-            if (t.samples.empty()) continue;
+            if (!suite::measured(t)) continue;
             auto lo = std::lower_bound(trace.events.begin(), trace.events.end(), t.start_ns,
                                        [](const profile::Event& e, int64_t ns) { return int64_t(e.ts_ns) < ns; });
             auto hi = std::upper_bound(lo, trace.events.end(), t.end_ns,
@@ -165,7 +166,9 @@ kvm::System open_kvm(const std::string& device) {
 void add_run_options(CLI::App& run, RunArgs& ra) {
     run.add_option("tests", ra.tests, "test names (see 'list')");
     run.add_option("-n,--iterations", ra.iterations, "fixed iterations per batch (default: adaptive)");
-    run.add_option("-r,--repeats", ra.repeats, "measured batches per test (default 10)");
+    run.add_option("-r,--repeats", ra.repeats, "measured batches per test and session (default 10)");
+    run.add_option("--sessions", ra.sessions, "run every test in N fresh VMs, shuffled across tests; the interval "
+                                              "then describes run-to-run reproducibility (default 1)");
     run.add_option("--time-goal", ra.time_goal, "adaptive batch duration, e.g. 20ms (default)");
     run.add_option("--cpu", ra.cpu, "pin vCPU 0's thread to this host CPU");
     run.add_option("--smp", ra.smp, "vCPUs per VM (default 1; tests that need more get their minimum)");
@@ -200,6 +203,12 @@ RunPlan plan_run(const RunArgs& a) {
         s.cpu = cpus[0];
     }
     s.baseline = !a.no_baseline;
+    if (!a.sessions.empty()) {
+        uint64_t n = parse_positive("--sessions", a.sessions);
+        if (n > 1000) throw UsageError(fmt::format("--sessions takes 1 to 1000, not {}", n));
+        s.sessions = static_cast<uint32_t>(n);
+    }
+    s.order_seed = a.seed.empty() ? std::random_device{}() : parse_positive("--seed", a.seed);
     if (!a.smp.empty())
         s.smp = static_cast<uint32_t>(std::min<uint64_t>(parse_positive("--smp", a.smp), abi::kMaxVcpus + 1));
     if (s.smp > abi::kMaxVcpus) throw UsageError(fmt::format("--smp: at most {} vCPUs", abi::kMaxVcpus));
@@ -221,6 +230,8 @@ RunPlan plan_run(const RunArgs& a) {
     p.allow_invd = a.allow_invd;
     s.per_exit = a.per_exit;
     s.profile = a.profile || !a.profile_out.empty();
+    if (s.profile && s.sessions > 1)
+        throw UsageError("--profile attributes one session's time windows; use it with --sessions 1");
     p.profile_out = a.profile_out;
     if (!a.profile_out.empty()) require_writable(a.profile_out);
     if (!a.json.empty()) require_writable(a.json);

@@ -16,6 +16,7 @@ struct RunArgs {
     std::vector<std::string> tests;
     std::string iterations, repeats, time_goal, watchdog, json, format = "table", smp, pin, apic = "auto";
     std::string cpu, guest_efer, cpuid;
+    std::string sessions, seed;   // --sessions N; --seed of the per-session test order (run only)
     std::vector<std::string> guest_msrs;
     bool no_baseline = false;
     bool allow_invd = false;

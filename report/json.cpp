@@ -1,6 +1,10 @@
 #include "report/json.h"
 
+#include <cmath>
+#include <fmt/format.h>
+#include <limits>
 #include <stdexcept>
+#include <type_traits>
 
 #include "report/exporter.h"
 #include "stats/inference.h"
@@ -65,57 +69,220 @@ json knobs_json(const suite::RunSettings& s) {
             {"cpuid", s.cpuid_edits}};
 }
 
+json sessions_json(const suite::TestResult& t) {
+    json out = json::array();
+    for (const auto& s : t.sessions)
+        out.push_back({{"iterations_per_batch", s.iterations},
+                       {"median_cycles", stats::median(s.samples)},
+                       {"samples_cycles_per_iter", s.samples}});
+    return out;
+}
+
+json summary_json(const suite::TestResult& t, const std::optional<double>& base, double tsc_mhz) {
+    auto h = suite::headline(t);
+    if (!h) return nullptr;
+    auto all = suite::all_repeats(t);
+    auto out = stats::outliers(all);
+    return {{"cycles", h->cycles},
+            {"interval_95", {h->ci.lo, h->ci.hi}},
+            {"interval_coverage", h->coverage},
+            {"interval_level", h->between_sessions ? "between-session" : "within-session"},
+            {"interval_note", h->between_sessions
+                                  ? "t interval of the log session medians: describes run-to-run reproducibility"
+                                  : "interval of one session's median: it does not describe run-to-run "
+                                    "reproducibility (use --sessions N)"},
+            {"sessions", h->sessions},
+            {"within_session_cv", h->within_cv},
+            {"between_session_cv", h->between_sessions ? json(h->between_cv) : json(nullptr)},
+            {"outlier_repeats", out.low.size() + out.high.size()},
+            {"min_cycles", stats::min(all)},
+            {"max_cycles", stats::max(all)},
+            {"ns", h->cycles / tsc_mhz * 1e3},
+            {"minus_baseline_cycles", base && t.name != "baseline" ? json(h->cycles - *base) : json(nullptr)}};
+}
+
 json result_json(const suite::TestResult& t, const std::optional<double>& base,
                  const std::optional<double>& overhead, double tsc_mhz) {
-    json j = {{"name", t.name},
-              {"status", suite::status_name(t.status)},
-              {"detail", t.detail},
-              {"iterations_per_batch", t.iterations},
-              {"vcpus", t.vcpus},
-              {"irqs_per_iter", opt(t.irqs_per_iter)},
-              {"ipi_latency_cycles", t.ipi_latency_cycles},
-              {"samples_cycles_per_iter", t.samples},
-              {"exits",
-               {{"kind", t.exits.kind},
-                {"expected_per_iter", t.exits.expected},
-                {"expected_max_per_iter", t.exits.expected_max},
-                {"measured_per_iter", opt(t.exits.measured)},
-                {"source", t.exits.source},
-                {"note", t.exits.note}}},
-              {"kvm_stats_per_iter", t.kvm_stats_per_iter},
-              {"host_checks", t.host_checks},
-              {"warnings", t.warnings},
-              {"guest_state", guest_state_json(t.guest_state)},
-              {"per_exit", per_exit_json(t, overhead)},
-              {"host_profile", host_profile_json(t.host_profile)},
-              {"wall_seconds", t.wall_seconds}};
-    if (!t.samples.empty()) {
-        double m = stats::median(t.samples);
-        auto ci = stats::median_ci(t.samples);
-        auto out = stats::outliers(t.samples);
-        j["summary"] = {{"median_cycles", m},
-                        {"median_ci_95", {ci.lo, ci.hi}},
-                        {"median_ci_coverage", stats::median_ci_coverage(t.samples.size())},
-                        {"cv", t.samples.size() >= 2 ? json(stats::cv(t.samples)) : json(nullptr)},
-                        {"outlier_repeats", out.low.size() + out.high.size()},
-                        {"min_cycles", stats::min(t.samples)},
-                        {"max_cycles", stats::max(t.samples)},
-                        {"median_ns", m / tsc_mhz * 1e3},
-                        {"minus_baseline_cycles",
-                         base && t.name != "baseline" ? json(m - *base) : json(nullptr)}};
+    return {{"name", t.name},
+            {"status", suite::status_name(t.status)},
+            {"detail", t.detail},
+            {"iterations_per_batch", t.iterations},
+            {"vcpus", t.vcpus},
+            {"irqs_per_iter", opt(t.irqs_per_iter)},
+            {"ipi_latency_cycles", t.ipi_latency_cycles},
+            {"sessions", sessions_json(t)},
+            {"summary", summary_json(t, base, tsc_mhz)},
+            {"exits",
+             {{"kind", t.exits.kind},
+              {"expected_per_iter", t.exits.expected},
+              {"expected_max_per_iter", t.exits.expected_max},
+              {"measured_per_iter", opt(t.exits.measured)},
+              {"source", t.exits.source},
+              {"note", t.exits.note}}},
+            {"kvm_stats_per_iter", t.kvm_stats_per_iter},
+            {"host_checks", t.host_checks},
+            {"warnings", t.warnings},
+            {"guest_state", guest_state_json(t.guest_state)},
+            {"per_exit", per_exit_json(t, overhead)},
+            {"host_profile", host_profile_json(t.host_profile)},
+            {"wall_seconds", t.wall_seconds}};
+}
+
+// Readers bind references: copying a deeply nested value recurses per level.
+const json& member(const json& j, const char* key, const char* where) {
+    if (!j.is_object() || !j.contains(key))
+        throw std::runtime_error(std::string("missing \"") + key + "\" in " + where);
+    return j.at(key);
+}
+
+[[noreturn]] void wrong_type(const char* key, const char* where) {
+    throw std::runtime_error(std::string("\"") + key + "\" in " + where + " has the wrong type or range");
+}
+
+template <class T>
+T convert(const json& v, const char* key, const char* where) {
+    if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+        // A float outside T's range would be undefined behaviour to convert.
+        if (!v.is_number()) wrong_type(key, where);
+        long double x = v.is_number_float() ? (long double)v.get<double>()
+                        : v.is_number_unsigned() ? (long double)v.get<uint64_t>() : (long double)v.get<int64_t>();
+        if (!(x >= (long double)std::numeric_limits<T>::lowest() && x <= (long double)std::numeric_limits<T>::max()))
+            wrong_type(key, where);
+        if constexpr (std::is_integral_v<T>)
+            if (v.is_number_float() && x != std::floor(x)) wrong_type(key, where);
+        return static_cast<T>(x);
+    } else {
+        try {
+            return v.get<T>();
+        } catch (const json::exception&) {
+            wrong_type(key, where);
+        }
     }
-    return j;
 }
 
 template <class T>
 T field(const json& j, const char* key, const char* where) {
-    if (!j.is_object() || !j.contains(key))
-        throw std::runtime_error(std::string("missing \"") + key + "\" in " + where);
-    try {
-        return j.at(key).get<T>();
-    } catch (const json::exception&) {
-        throw std::runtime_error(std::string("\"") + key + "\" in " + where + " has the wrong type");
+    return convert<T>(member(j, key, where), key, where);
+}
+
+template <class T>
+std::vector<T> numbers(const json& j, const char* key, const char* where) {
+    const json& v = member(j, key, where);
+    if (!v.is_array()) wrong_type(key, where);
+    std::vector<T> out;
+    out.reserve(v.size());
+    for (const json& x : v) out.push_back(convert<T>(x, key, where));
+    return out;
+}
+
+vmm::HostFacts host_from(const json& h) {
+    vmm::HostFacts f;
+    f.cpu_model = field<std::string>(h, "cpu_model", "host");
+    f.cpu_vendor = field<std::string>(h, "cpu_vendor", "host");
+    f.kernel_release = field<std::string>(h, "kernel_release", "host");
+    f.backend = vmm::backend_from_name(field<std::string>(h, "backend", "host"));
+    f.backend_module = field<std::string>(h, "backend_module", "host");
+    f.tsc_mhz = field<double>(h, "tsc_mhz", "host");
+    if (!(f.tsc_mhz > 0)) wrong_type("tsc_mhz", "host");
+    f.tsc_source = field<std::string>(h, "tsc_source", "host");
+    f.tsc_calibrated_mhz = field<double>(h, "tsc_calibrated_mhz", "host");
+    f.host_cpus = field<int>(h, "host_cpus", "host");
+    return f;
+}
+
+void knobs_from(const json& kn, suite::RunSettings& s) {
+    for (const json& m : member(kn, "guest_msrs", "knobs"))
+        s.guest_msrs.push_back({field<std::string>(m, "name", "a guest MSR"), field<uint32_t>(m, "index", "a guest MSR"),
+                                field<uint64_t>(m, "value", "a guest MSR")});
+    const json& ef = member(kn, "guest_efer", "knobs");
+    for (const char* bit : {"nx", "sce"})
+        if (!member(ef, bit, "guest_efer").is_null())
+            (std::string(bit) == "nx" ? s.guest_efer.nx : s.guest_efer.sce) =
+                field<std::string>(ef, bit, "guest_efer") == "on";
+    s.cpuid_edits = field<std::string>(kn, "cpuid", "knobs");
+}
+
+suite::RunSettings settings_from(const json& s, int version) {
+    suite::RunSettings r;
+    if (!member(s, "iterations", "settings").is_null()) r.iterations = field<uint64_t>(s, "iterations", "settings");
+    r.repeats = field<uint32_t>(s, "repeats", "settings");
+    if (version >= 2) r.sessions = field<uint32_t>(s, "sessions", "settings");
+    r.time_goal_s = field<double>(s, "time_goal_s", "settings");
+    if (!member(s, "cpu", "settings").is_null()) r.cpu = field<int>(s, "cpu", "settings");
+    r.watchdog_s = field<double>(s, "watchdog_s", "settings");
+    r.smp = field<uint32_t>(s, "smp", "settings");
+    r.pin = numbers<int>(s, "pin", "settings");
+    r.pin_auto = field<bool>(s, "pin_auto", "settings");
+    r.apic = field<std::string>(s, "apic", "settings");
+    knobs_from(member(s, "knobs", "settings"), r);
+    r.baseline = field<bool>(s, "baseline", "settings");
+    r.per_exit = field<bool>(s, "per_exit", "settings");
+    r.profile = field<bool>(s, "profile", "settings");
+    return r;
+}
+
+// Version 1 kept one session's repeats flat; version 2 keeps every session.
+std::vector<suite::SessionSamples> sessions_from(const json& t, int version, uint64_t iterations) {
+    std::vector<suite::SessionSamples> out;
+    if (version == 1) {
+        auto xs = numbers<double>(t, "samples_cycles_per_iter", "a result");
+        if (!xs.empty()) out.push_back({std::move(xs), iterations});
+        return out;
     }
+    const json& ss = member(t, "sessions", "a result");
+    if (!ss.is_array()) wrong_type("sessions", "a result");
+    for (const json& s : ss) {
+        auto xs = numbers<double>(s, "samples_cycles_per_iter", "a session");
+        if (!xs.empty()) out.push_back({std::move(xs), field<uint64_t>(s, "iterations_per_batch", "a session")});
+    }
+    return out;
+}
+
+void exits_from(const json& e, suite::ExitCheck& x) {
+    x.kind = field<std::string>(e, "kind", "exits");
+    x.expected = field<double>(e, "expected_per_iter", "exits");
+    x.expected_max = field<double>(e, "expected_max_per_iter", "exits");
+    if (!member(e, "measured_per_iter", "exits").is_null()) x.measured = field<double>(e, "measured_per_iter", "exits");
+    x.source = field<std::string>(e, "source", "exits");
+    x.note = field<std::string>(e, "note", "exits");
+}
+
+std::optional<suite::HostProfile> host_profile_from(const json& hp) {
+    if (hp.is_null()) return std::nullopt;
+    return suite::HostProfile{field<std::string>(hp, "reason", "host_profile"), field<uint64_t>(hp, "count", "host_profile"),
+                              field<double>(hp, "per_iter", "host_profile"), field<double>(hp, "mean_ns", "host_profile"),
+                              field<double>(hp, "p50_ns", "host_profile"), field<double>(hp, "p99_ns", "host_profile"),
+                              field<std::string>(hp, "note", "host_profile")};
+}
+
+void guest_state_from(const json& g, suite::GuestStateSeen& s) {
+    if (!member(g, "efer", "guest_state").is_null()) s.efer = field<uint64_t>(g, "efer", "guest_state");
+    s.msrs = field<std::map<std::string, uint64_t>>(g, "msrs", "guest_state");
+    s.cpuid = field<std::map<std::string, bool>>(g, "cpuid", "guest_state");
+}
+
+suite::TestResult result_from(const json& t, int version) {
+    suite::TestResult x;
+    x.name = field<std::string>(t, "name", "a result");
+    auto st = suite::status_from_name(field<std::string>(t, "status", "a result"));
+    if (!st) throw std::runtime_error("unknown status in result " + x.name);
+    x.status = *st;
+    x.detail = field<std::string>(t, "detail", "a result");
+    x.iterations = field<uint64_t>(t, "iterations_per_batch", "a result");
+    x.vcpus = field<uint32_t>(t, "vcpus", "a result");
+    if (!member(t, "irqs_per_iter", "a result").is_null()) x.irqs_per_iter = field<double>(t, "irqs_per_iter", "a result");
+    x.ipi_latency_cycles = numbers<double>(t, "ipi_latency_cycles", "a result");
+    x.sessions = sessions_from(t, version, x.iterations);
+    exits_from(member(t, "exits", "a result"), x.exits);
+    x.kvm_stats_per_iter = field<std::map<std::string, double>>(t, "kvm_stats_per_iter", "a result");
+    x.host_checks = field<std::vector<std::string>>(t, "host_checks", "a result");
+    x.warnings = field<std::vector<std::string>>(t, "warnings", "a result");
+    x.wall_seconds = field<double>(t, "wall_seconds", "a result");
+    x.host_profile = host_profile_from(member(t, "host_profile", "a result"));
+    const json& pe = member(t, "per_exit", "a result");
+    if (!pe.is_null()) x.per_exit_cycles = numbers<double>(pe, "samples_raw", "per_exit");
+    guest_state_from(member(t, "guest_state", "a result"), x.guest_state);
+    return x;
 }
 
 } // namespace
@@ -134,6 +301,8 @@ json to_json(const suite::RunReport& r) {
             {"settings",
              {{"iterations", s.iterations ? json(*s.iterations) : json(nullptr)},
               {"repeats", s.repeats},
+              {"sessions", s.sessions},
+              {"order_seed", s.order_seed},
               {"time_goal_s", s.time_goal_s},
               {"cpu", s.cpu ? json(*s.cpu) : json(nullptr)},
               {"smp", s.smp},
@@ -151,96 +320,43 @@ json to_json(const suite::RunReport& r) {
 }
 
 suite::RunReport from_json(const json& j) {
-    if (!j.is_object() || j.value("schema", "") != "exitbench-run")
+    if (!j.is_object() || !j.contains("schema") || j.at("schema") != "exitbench-run")
         throw std::runtime_error("not an exitbench run result (no \"schema\": \"exitbench-run\")");
     int v = field<int>(j, "schema_version", "the document");
-    if (v != kSchemaVersion)
+    if (v < 1 || v > kSchemaVersion)
         throw std::runtime_error("schema version " + std::to_string(v) + " is not supported (this " +
-                                 "exitbench reads version " + std::to_string(kSchemaVersion) + ")");
+                                 "exitbench reads versions 1 to " + std::to_string(kSchemaVersion) + ")");
     suite::RunReport r;
+    r.schema_version = v;
     r.tool_version = field<std::string>(j, "tool_version", "the document");
     r.interrupted = field<bool>(j, "interrupted", "the document");
-    const json& h = j.at("host");
-    r.host.cpu_model = field<std::string>(h, "cpu_model", "host");
-    r.host.cpu_vendor = field<std::string>(h, "cpu_vendor", "host");
-    r.host.kernel_release = field<std::string>(h, "kernel_release", "host");
-    r.host.backend = vmm::backend_from_name(field<std::string>(h, "backend", "host"));
-    r.host.backend_module = field<std::string>(h, "backend_module", "host");
-    r.host.tsc_mhz = field<double>(h, "tsc_mhz", "host");
-    r.host.tsc_source = field<std::string>(h, "tsc_source", "host");
-    r.host.tsc_calibrated_mhz = field<double>(h, "tsc_calibrated_mhz", "host");
-    r.host.host_cpus = field<int>(h, "host_cpus", "host");
-    const json& s = j.at("settings");
-    if (!s.at("iterations").is_null()) r.settings.iterations = field<uint64_t>(s, "iterations", "settings");
-    r.settings.repeats = field<uint32_t>(s, "repeats", "settings");
-    r.settings.time_goal_s = field<double>(s, "time_goal_s", "settings");
-    if (!s.at("cpu").is_null()) r.settings.cpu = field<int>(s, "cpu", "settings");
-    r.settings.watchdog_s = field<double>(s, "watchdog_s", "settings");
-    r.settings.smp = field<uint32_t>(s, "smp", "settings");
-    r.settings.pin = field<std::vector<int>>(s, "pin", "settings");
-    r.settings.pin_auto = field<bool>(s, "pin_auto", "settings");
-    r.settings.apic = field<std::string>(s, "apic", "settings");
-    const json& kn = field<json>(s, "knobs", "settings");
-    const json msrs = field<json>(kn, "guest_msrs", "knobs");
-    for (const json& m : msrs)
-        r.settings.guest_msrs.push_back({field<std::string>(m, "name", "a guest MSR"),
-                                         field<uint32_t>(m, "index", "a guest MSR"),
-                                         field<uint64_t>(m, "value", "a guest MSR")});
-    const json& ef = field<json>(kn, "guest_efer", "knobs");
-    for (const char* bit : {"nx", "sce"})
-        if (!field<json>(ef, bit, "guest_efer").is_null())
-            (std::string(bit) == "nx" ? r.settings.guest_efer.nx : r.settings.guest_efer.sce) =
-                field<std::string>(ef, bit, "guest_efer") == "on";
-    r.settings.cpuid_edits = field<std::string>(kn, "cpuid", "knobs");
-    const json env = field<json>(j, "env", "the document");
-    for (const auto& [k, v] : env.items()) r.env.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
-    r.settings.baseline = field<bool>(s, "baseline", "settings");
-    r.settings.per_exit = field<bool>(s, "per_exit", "settings");
-    r.settings.profile = field<bool>(s, "profile", "settings");
-    const json results = field<json>(j, "results", "the document");
-    for (const json& t : results) {
-        suite::TestResult x;
-        x.name = field<std::string>(t, "name", "a result");
-        auto st = suite::status_from_name(field<std::string>(t, "status", "a result"));
-        if (!st) throw std::runtime_error("unknown status in result " + x.name);
-        x.status = *st;
-        x.detail = field<std::string>(t, "detail", "a result");
-        x.iterations = field<uint64_t>(t, "iterations_per_batch", "a result");
-        x.vcpus = field<uint32_t>(t, "vcpus", "a result");
-        if (!field<json>(t, "irqs_per_iter", "a result").is_null())
-            x.irqs_per_iter = field<double>(t, "irqs_per_iter", "a result");
-        x.ipi_latency_cycles = field<std::vector<double>>(t, "ipi_latency_cycles", "a result");
-        x.samples = field<std::vector<double>>(t, "samples_cycles_per_iter", "a result");
-        const json& e = field<json>(t, "exits", "a result");
-        x.exits.kind = field<std::string>(e, "kind", "exits");
-        x.exits.expected = field<double>(e, "expected_per_iter", "exits");
-        x.exits.expected_max = field<double>(e, "expected_max_per_iter", "exits");
-        if (!e.at("measured_per_iter").is_null())
-            x.exits.measured = field<double>(e, "measured_per_iter", "exits");
-        x.exits.source = field<std::string>(e, "source", "exits");
-        x.exits.note = field<std::string>(e, "note", "exits");
-        x.kvm_stats_per_iter = field<std::map<std::string, double>>(t, "kvm_stats_per_iter", "a result");
-        x.host_checks = field<std::vector<std::string>>(t, "host_checks", "a result");
-        x.warnings = field<std::vector<std::string>>(t, "warnings", "a result");
-        x.wall_seconds = field<double>(t, "wall_seconds", "a result");
-        const json& hp = field<json>(t, "host_profile", "a result");
-        if (!hp.is_null())
-            x.host_profile = suite::HostProfile{field<std::string>(hp, "reason", "host_profile"),
-                                                field<uint64_t>(hp, "count", "host_profile"),
-                                                field<double>(hp, "per_iter", "host_profile"),
-                                                field<double>(hp, "mean_ns", "host_profile"),
-                                                field<double>(hp, "p50_ns", "host_profile"),
-                                                field<double>(hp, "p99_ns", "host_profile"),
-                                                field<std::string>(hp, "note", "host_profile")};
-        const json& pe = field<json>(t, "per_exit", "a result");
-        if (!pe.is_null()) x.per_exit_cycles = field<std::vector<double>>(pe, "samples_raw", "per_exit");
-        const json& g = field<json>(t, "guest_state", "a result");
-        if (!field<json>(g, "efer", "guest_state").is_null()) x.guest_state.efer = field<uint64_t>(g, "efer", "guest_state");
-        x.guest_state.msrs = field<std::map<std::string, uint64_t>>(g, "msrs", "guest_state");
-        x.guest_state.cpuid = field<std::map<std::string, bool>>(g, "cpuid", "guest_state");
-        r.results.push_back(std::move(x));
-    }
+    r.host = host_from(member(j, "host", "the document"));
+    r.settings = settings_from(member(j, "settings", "the document"), v);
+    const json& env = member(j, "env", "the document");
+    if (!env.is_object()) wrong_type("env", "the document");
+    for (const auto& [k, val] : env.items()) r.env.emplace_back(k, val.is_string() ? val.get<std::string>() : val.dump());
+    const json& results = member(j, "results", "the document");
+    if (!results.is_array()) wrong_type("results", "the document");
+    for (const json& t : results) r.results.push_back(result_from(t, v));
     return r;
+}
+
+json parse_document(std::istream& in, const std::string& name) {
+    // nlohmann's parser is iterative, but copies and comparisons recurse per
+    // level: a hostile file must not reach them with unbounded depth.
+    auto bounded = [](int depth, json::parse_event_t, json&) {
+        if (depth > kMaxDepth) throw std::runtime_error(fmt::format("nested deeper than {} levels", kMaxDepth));
+        return true;
+    };
+    try {
+        return json::parse(in, bounded);
+    } catch (const json::parse_error& e) {
+        std::string why = e.what();
+        auto colon = why.find("parse error");
+        throw std::runtime_error(name + " is not valid JSON: " + (colon == std::string::npos ? why : why.substr(colon)));
+    } catch (const std::runtime_error& e) {
+        throw std::runtime_error(name + ": " + e.what());
+    }
 }
 
 namespace {

@@ -1,15 +1,24 @@
 // The machine-readable result: schema "exitbench-run", versioned.
 #pragma once
+#include <istream>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "suite/result.h"
 
 namespace eb::report {
 
-inline constexpr int kSchemaVersion = 1;
+// 2: results keep every session (--sessions) and a summary at its level.
+inline constexpr int kSchemaVersion = 2;
+// Deeper documents are refused: no valid result nests past a handful of levels.
+inline constexpr int kMaxDepth = 64;
 
 nlohmann::json to_json(const suite::RunReport& r);
 // Throws std::runtime_error with a one-line reason on a foreign or malformed document.
+// Reads schema versions 1 (one session per test) and 2.
 suite::RunReport from_json(const nlohmann::json& j);
+// Parses a file's text with the depth bound; errors name the file and where
+// the text stops being JSON.
+nlohmann::json parse_document(std::istream& in, const std::string& name);
 
 } // namespace eb::report

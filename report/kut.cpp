@@ -17,8 +17,8 @@ public:
             if (t.status == suite::Status::Skipped)
                 out += fmt::format("{} (skipped)\n", t.name);
             else if (!suite::is_failure(t.status) && t.status != suite::Status::Interrupted &&
-                     !t.samples.empty())
-                out += fmt::format("{} {}\n", t.name, static_cast<long long>(stats::median(t.samples)));
+                     suite::measured(t))
+                out += fmt::format("{} {}\n", t.name, static_cast<long long>(suite::headline(t)->cycles));
         }
         return out;
     }

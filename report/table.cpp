@@ -12,7 +12,7 @@ namespace eb::report {
 namespace {
 
 std::string exits_cell(const suite::TestResult& t) {
-    if (t.samples.empty()) return "-";
+    if (!suite::measured(t)) return "-";
     std::string exp = fmt::format("{:g}", t.exits.expected);
     if (t.exits.expected_max > t.exits.expected) exp += fmt::format("-{:g}", t.exits.expected_max);
     if (!t.exits.measured) return fmt::format("unverified ({})", exp);
@@ -60,8 +60,8 @@ std::string profile_section(const suite::RunReport& r) {
         std::string trip = "-";
         if (t.exits.kind.rfind("user-", 0) == 0) {
             trip = "kvm_exit -> kvm_entry spans the trip to userspace, so no transition estimate";
-        } else if (!t.samples.empty() && t.exits.expected > 0) {
-            double rt_ns = stats::median(t.samples) / t.exits.expected / r.host.tsc_mhz * 1e3;
+        } else if (auto hl = suite::headline(t); hl && t.exits.expected > 0) {
+            double rt_ns = hl->cycles / t.exits.expected / r.host.tsc_mhz * 1e3;
             trip = fmt::format("round trip {:.0f} ns, so entry+exit transitions ~{:.0f} ns", rt_ns, rt_ns - p.mean_ns);
         }
         out += fmt::format("  {:<24} {} x{:.2f}/iter: mean {:.0f} ns, p50 {:.0f}, p99 {:.0f}; {}\n", t.name, p.reason,
@@ -79,17 +79,22 @@ public:
             r.tool_version, h.cpu_model, h.cpu_vendor, h.kernel_release,
             vmm::backend_name(h.backend), h.backend_module, h.tsc_mhz);
         const auto& s = r.settings;
-        out += fmt::format("batches: {}; {} repeats; {} vCPU(s) or each test's minimum; vCPU 0 {}\n\n",
+        out += fmt::format("batches: {}; {} repeats x {} session{}; {} vCPU(s) or each test's minimum; vCPU 0 {}\n",
                            s.iterations ? fmt::format("{} iterations", *s.iterations)
                                         : fmt::format("adaptive, time goal {:g} ms", s.time_goal_s * 1e3),
-                           s.repeats, s.smp,
+                           s.repeats, s.sessions, s.sessions == 1 ? "" : "s", s.smp,
                            s.pin_auto ? "pinned (--pin auto)"
                            : !s.pin.empty() ? fmt::format("pinned to CPU {}", s.pin[0])
                            : s.cpu ? fmt::format("pinned to CPU {}", *s.cpu) : "unpinned");
+        out += s.sessions >= 2
+                   ? "cycles: geometric mean of the session medians; 95% CI across sessions (run-to-run); "
+                     "cv: within a session; run: between sessions\n\n"
+                   : "cycles: median of the repeats; 95% CI of that median within this one session: it does not "
+                     "describe run-to-run reproducibility (use --sessions N for that)\n\n";
         size_t w = 4;
         for (const auto& t : r.results) w = std::max(w, t.name.size());
-        out += fmt::format("{:<{}} {:>11} {:>10} {:>10} {:>10} {:>11}  {:<20} {:>8}  {}\n", "test", w,
-                           "cycles/iter", "min", "max", "ns/iter", "-baseline", "exits/iter (exp)",
+        out += fmt::format("{:<{}} {:>11} {:>21} {:>6} {:>6} {:>10} {:>11}  {:<20} {:>8}  {}\n", "test", w,
+                           "cycles/iter", "95% CI", "cv%", "run%", "ns/iter", "-baseline", "exits/iter (exp)",
                            "irq/iter", "status");
         auto base = suite::baseline_cycles(r);
         std::map<std::string, std::vector<std::string>> notes;  // note -> tests
@@ -97,12 +102,13 @@ public:
         std::map<std::string, int> counts;
         for (const auto& t : r.results) {
             counts[suite::status_name(t.status)]++;
-            std::string med = "-", lo = "-", hi = "-", ns = "-", net = "-";
-            if (!t.samples.empty()) {
-                double m = stats::median(t.samples);
+            std::string med = "-", ci = "-", cv = "-", run = "-", ns = "-", net = "-";
+            if (auto hl = suite::headline(t)) {
+                double m = hl->cycles;
                 med = fmt::format("{:.0f}", m);
-                lo = fmt::format("{:.0f}", stats::min(t.samples));
-                hi = fmt::format("{:.0f}", stats::max(t.samples));
+                ci = fmt::format("{:.0f}-{:.0f}", hl->ci.lo, hl->ci.hi);
+                cv = fmt::format("{:.1f}", hl->within_cv * 100);
+                if (hl->between_sessions) run = fmt::format("{:.1f}", hl->between_cv * 100);
                 ns = fmt::format("{:.1f}", m / h.tsc_mhz * 1e3);
                 if (t.status == suite::Status::NoExit)
                     net = "no exit";  // not an exit cost
@@ -112,8 +118,8 @@ public:
                     net = fmt::format("{:.0f}", m - *base);
             }
             std::string irq = t.irqs_per_iter && *t.irqs_per_iter > 0 ? fmt::format("{:.2f}", *t.irqs_per_iter) : "-";
-            out += fmt::format("{:<{}} {:>11} {:>10} {:>10} {:>10} {:>11}  {:<20} {:>8}  {}\n", t.name, w, med,
-                               lo, hi, ns, net, exits_cell(t), irq, suite::status_name(t.status));
+            out += fmt::format("{:<{}} {:>11} {:>21} {:>6} {:>6} {:>10} {:>11}  {:<20} {:>8}  {}\n", t.name, w, med,
+                               ci, cv, run, ns, net, exits_cell(t), irq, suite::status_name(t.status));
             for (const auto& c : t.host_checks) extra.push_back(fmt::format("  {}: {}", t.name, c));
             for (const auto& w : t.warnings) extra.push_back(fmt::format("  {}: warning: {}", t.name, w));
             if (!t.ipi_latency_cycles.empty())
@@ -124,13 +130,15 @@ public:
             if (!t.detail.empty() && t.status != suite::Status::NoExit)
                 details.push_back(fmt::format("  {} ({}): {}", t.name, suite::status_name(t.status),
                                               t.detail));
-            if (t.samples.size() >= 2) {
-                double cv = stats::cv(t.samples);
-                auto o = stats::outliers(t.samples);
+            for (const auto& session : t.sessions) {
+                if (session.samples.size() < 2) continue;
+                double cv = stats::cv(session.samples);
+                auto o = stats::outliers(session.samples);
                 if (cv > 0.05) unstable.push_back(fmt::format("{} {:.1f}%", t.name, cv * 100));
                 if (size_t n = o.low.size() + o.high.size()) outliers.push_back(fmt::format("{} {}", t.name, n));
+                break;  // the first session speaks for the test; JSON has every one
             }
-            if (!t.exits.note.empty() && !t.samples.empty())
+            if (!t.exits.note.empty() && suite::measured(t))
                 notes[t.exits.note].push_back(t.name);
         }
         if (!details.empty() || !notes.empty() || !extra.empty() || !outliers.empty() || !unstable.empty())

@@ -1,5 +1,11 @@
 #include "suite/result.h"
 
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <stdexcept>
+
+#include "stats/ab.h"
 #include "stats/summary.h"
 
 namespace eb::suite {
@@ -30,10 +36,83 @@ bool is_failure(Status s) {
     return s == Status::Mismatch || s == Status::Failed || s == Status::Hung || s == Status::Error;
 }
 
+int severity(Status s) { return is_failure(s) ? 3 : s == Status::Skipped ? 2 : s == Status::Interrupted ? 1 : 0; }
+
+std::vector<double> all_repeats(const TestResult& t) {
+    std::vector<double> out;
+    for (const auto& s : t.sessions) out.insert(out.end(), s.samples.begin(), s.samples.end());
+    return out;
+}
+
+namespace {
+
+double session_cv(const std::vector<double>& xs) {
+    return xs.size() >= 2 && stats::mean(xs) != 0 ? stats::cv(xs) : 0;
+}
+
+} // namespace
+
+std::optional<Headline> headline(const TestResult& t) {
+    if (t.sessions.empty()) return std::nullopt;
+    Headline h;
+    h.sessions = t.sessions.size();
+    std::vector<double> cvs, logs;
+    for (const auto& s : t.sessions) {
+        cvs.push_back(session_cv(s.samples));
+        logs.push_back(std::log(stats::median(s.samples)));
+    }
+    h.within_cv = stats::median(cvs);
+    if (h.sessions == 1) {
+        const auto& xs = t.sessions[0].samples;
+        h.cycles = stats::median(xs);
+        h.ci = stats::median_ci(xs);
+        h.coverage = stats::median_ci_coverage(xs.size());
+        return h;
+    }
+    auto t_on_logs = stats::one_sample_t(logs);
+    h.between_sessions = true;
+    h.cycles = std::exp(t_on_logs.estimate);
+    h.ci = {std::exp(t_on_logs.ci.lo), std::exp(t_on_logs.ci.hi)};
+    h.coverage = 0.95;
+    h.between_cv = stats::stddev(logs);
+    return h;
+}
+
+TestResult merge_sessions(std::vector<TestResult> per_session) {
+    if (per_session.empty()) throw std::invalid_argument("merge_sessions: no session");
+    // What finished is kept; a session cut short by Ctrl-C only counts when nothing else ran.
+    size_t n = per_session.size();
+    if (n > 1 && per_session.back().status == Status::Interrupted) per_session.pop_back();
+    TestResult out = std::move(per_session[0]);
+    double irqs = out.irqs_per_iter.value_or(0);
+    for (size_t k = 1; k < per_session.size(); ++k) {
+        auto& r = per_session[k];
+        if (severity(r.status) > severity(out.status)) {
+            out.status = r.status;
+            out.detail = fmt::format("session {} of {}: {}", k + 1, n, r.detail);
+            out.exits = r.exits;
+        }
+        out.sessions.insert(out.sessions.end(), r.sessions.begin(), r.sessions.end());
+        out.ipi_latency_cycles.insert(out.ipi_latency_cycles.end(), r.ipi_latency_cycles.begin(),
+                                      r.ipi_latency_cycles.end());
+        out.per_exit_cycles.insert(out.per_exit_cycles.end(), r.per_exit_cycles.begin(), r.per_exit_cycles.end());
+        for (auto* list : {&out.host_checks, &out.warnings})
+            for (const auto& line : list == &out.warnings ? r.warnings : r.host_checks)
+                if (std::find(list->begin(), list->end(), line) == list->end()) list->push_back(line);
+        irqs += r.irqs_per_iter.value_or(0);
+        out.start_ns = std::min(out.start_ns, r.start_ns);
+        out.end_ns = std::max(out.end_ns, r.end_ns);
+        out.all_iterations += r.all_iterations;
+        out.wall_seconds += r.wall_seconds;
+    }
+    if (out.irqs_per_iter) out.irqs_per_iter = irqs / double(per_session.size());
+    return out;
+}
+
 std::optional<double> baseline_cycles(const RunReport& r) {
     for (const auto& t : r.results)
-        if (t.name == "baseline" && !t.samples.empty() && !is_failure(t.status))
-            return stats::median(t.samples);
+        if (t.name == "baseline" && !is_failure(t.status))
+            if (auto h = headline(t)) return h->cycles;
     return std::nullopt;
 }
 

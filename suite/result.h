@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "stats/inference.h"
 #include "suite/knobs.h"
 #include "vmm/host.h"
 
@@ -37,7 +38,9 @@ struct ExitCheck {
 
 struct RunSettings {
     std::optional<uint64_t> iterations;  // fixed batch size; adaptive when unset
-    uint32_t repeats = 10;
+    uint32_t repeats = 10;               // measured batches per session
+    uint32_t sessions = 1;               // fresh-VM executions of every test (--sessions)
+    uint64_t order_seed = 0;             // shuffles the test order of each session when sessions > 1
     double time_goal_s = 0.02;           // adaptive: grow the batch until it takes this long
     std::optional<int> cpu;              // host CPU for vCPU 0 (--cpu)
     uint32_t smp = 1;                    // vCPUs, at least each test's minimum
@@ -69,15 +72,23 @@ struct GuestStateSeen {
     std::map<std::string, bool> cpuid;      // edited feature -> bit the guest sees
 };
 
+// One execution of a test in a fresh VM: the repeats it measured. Repeats of
+// one session share its VM, placement and host state, so they are not
+// independent of each other; sessions are.
+struct SessionSamples {
+    std::vector<double> samples;   // TSC cycles per iteration, one per repeat
+    uint64_t iterations = 0;       // this session's batch size
+};
+
 struct TestResult {
     std::string name;
     Status status = Status::Error;
     std::string detail = {};             // skip reason, failure, registers
-    uint64_t iterations = 0;             // per batch
+    uint64_t iterations = 0;             // per batch (the first session's)
     uint32_t vcpus = 1;
     std::optional<double> irqs_per_iter = {};       // interrupts handled, all vCPUs
     std::vector<double> ipi_latency_cycles = {};    // per batch: sender ICR write -> target handler
-    std::vector<double> samples = {};    // TSC cycles per iteration, one per repeat
+    std::vector<SessionSamples> sessions = {};  // those that measured something, in run order
     ExitCheck exits = {};
     std::map<std::string, double> kvm_stats_per_iter = {};
     std::vector<std::string> host_checks = {};  // host-side checks that ran, e.g. eventfd counts
@@ -92,6 +103,7 @@ struct TestResult {
 };
 
 struct RunReport {
+    int schema_version = 0;               // of the file it was read from; 0 when measured here
     std::string tool_version;
     vmm::HostFacts host;
     std::vector<std::pair<std::string, std::string>> env;  // env::capture()
@@ -100,7 +112,33 @@ struct RunReport {
     bool interrupted = false;
 };
 
-// Median of the baseline test's samples, if it ran.
+int severity(Status s);  // which status wins when sessions disagree: failures > skipped > ...
+
+// Every repeat of every session in run order: for min/max, never for inference.
+std::vector<double> all_repeats(const TestResult& t);
+inline bool measured(const TestResult& t) { return !t.sessions.empty(); }
+
+// A test's headline figure and interval, at the level its data support. One
+// session: the median of the repeats and the distribution-free interval of
+// that median, which only describes this session (the next VM may differ by
+// more). Several: the geometric mean of the session medians and the t
+// interval of their logs, which does describe run-to-run reproducibility.
+struct Headline {
+    double cycles = 0;
+    stats::Interval ci{0, 0};
+    double coverage = 0;           // the interval's actual coverage (below 95% with few values)
+    size_t sessions = 0;
+    bool between_sessions = false; // the interval comes from session medians
+    double within_cv = 0;          // median over sessions of the CV of its repeats (0: too few)
+    double between_cv = 0;         // SD of the log session medians (0 with one session)
+};
+std::optional<Headline> headline(const TestResult& t);
+
+// Folds the results of one test from several sessions (run order) into one:
+// all sessions' samples, the worst status with its session named.
+TestResult merge_sessions(std::vector<TestResult> per_session);
+
+// The baseline test's headline cycles, if it ran.
 std::optional<double> baseline_cycles(const RunReport& r);
 // Median per-exit sample of the baseline: the timestamp pair's own cost.
 std::optional<double> per_exit_overhead(const RunReport& r);

@@ -1,5 +1,8 @@
 #include "suite/runner.h"
 
+#include <numeric>
+#include <random>
+
 #include <cpuid.h>
 #include <sched.h>
 #include <cstring>
@@ -44,7 +47,7 @@ TestResult from_session(const TestSpec& t, Session& s, vmm::Machine& m, vmm::Bac
     r.name = t.name;
     r.vcpus = m.nr_vcpus();
     r.iterations = s.iterations();
-    r.samples = s.samples();
+    if (!s.samples().empty()) r.sessions.push_back({s.samples(), s.iterations()});
     r.ipi_latency_cycles = s.ipi_latency();
     r.per_exit_cycles = std::move(s.per_exit());
     r.all_iterations = s.all_iterations();
@@ -255,13 +258,28 @@ std::vector<int> Runner::pins(uint32_t vcpus) const {
 std::vector<TestResult> Runner::run_all(const std::vector<const TestSpec*>& tests,
                                         const std::atomic<bool>& interrupt,
                                         const std::function<void(const TestResult&)>& done) const {
-    std::vector<TestResult> out;
-    for (const auto* t : tests) {
-        if (interrupt.load()) break;
-        out.push_back(run(*t, interrupt));
-        if (done) done(out.back());
-        if (out.back().status == Status::Interrupted) break;
+    // Session after session, each test in a fresh VM. With several sessions
+    // the order is shuffled, so a slow drift of the host does not line up
+    // with the registry order.
+    std::vector<std::vector<TestResult>> per_test(tests.size());
+    std::mt19937_64 rng(settings_.order_seed);
+    bool stop = false;
+    for (uint32_t session = 0; session < settings_.sessions && !stop; ++session) {
+        std::vector<size_t> order(tests.size());
+        std::iota(order.begin(), order.end(), 0);
+        if (settings_.sessions > 1) std::shuffle(order.begin(), order.end(), rng);
+        for (size_t i : order) {
+            if ((stop = interrupt.load())) break;
+            // A skip comes from a requirement: it would only repeat.
+            if (!per_test[i].empty() && per_test[i][0].status == Status::Skipped) continue;
+            per_test[i].push_back(run(*tests[i], interrupt));
+            if (done) done(per_test[i].back());
+            if ((stop = per_test[i].back().status == Status::Interrupted)) break;
+        }
     }
+    std::vector<TestResult> out;
+    for (auto& results : per_test)
+        if (!results.empty()) out.push_back(merge_sessions(std::move(results)));
     return out;
 }
 

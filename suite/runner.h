@@ -25,7 +25,9 @@ public:
 
     TestResult run(const TestSpec& t, const std::atomic<bool>& interrupt) const;
 
-    // Runs `tests` in order; stops early on interrupt. `done` sees each result.
+    // Runs `tests` settings.sessions times, each session in a fresh order when
+    // there are several; stops early on interrupt. `done` sees each session's
+    // result; the returned results merge the sessions, in `tests` order.
     std::vector<TestResult> run_all(const std::vector<const TestSpec*>& tests,
                                     const std::atomic<bool>& interrupt,
                                     const std::function<void(const TestResult&)>& done) const;

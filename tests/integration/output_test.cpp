@@ -42,7 +42,7 @@ TEST(Output, JsonFileIsCompleteAndParsesBack) {
     auto j = nlohmann::json::parse(slurp(path));
     auto rep = report::from_json(j);
     ASSERT_EQ(rep.results.size(), 2u);
-    EXPECT_EQ(rep.results[1].samples.size(), 4u);
+    EXPECT_EQ(rep.results[1].sessions.at(0).samples.size(), 4u);
     EXPECT_FALSE(rep.host.cpu_model.empty());
     EXPECT_FALSE(rep.host.kernel_release.empty());
     EXPECT_GT(rep.host.tsc_mhz, 100);
@@ -65,7 +65,7 @@ TEST(Output, CtrlCKeepsFinishedResults) {
     EXPECT_TRUE(rep.interrupted);
     ASSERT_EQ(rep.results.size(), 3u);
     EXPECT_EQ(rep.results[1].name, "cpuid");
-    EXPECT_EQ(rep.results[1].samples.size(), 2u);
+    EXPECT_EQ(rep.results[1].sessions.at(0).samples.size(), 2u);
     EXPECT_EQ(rep.results[2].status, suite::Status::Interrupted);
 }
 

@@ -57,9 +57,9 @@ TEST(Suite, EveryRegistryTestRunsWithTheExpectedOutcome) {
             EXPECT_FALSE(t.detail.empty());
             continue;
         }
-        EXPECT_EQ(t.samples.size(), 3u);
+        EXPECT_EQ(t.sessions.at(0).samples.size(), 3u);
         EXPECT_EQ(t.iterations, 64u);
-        for (double s : t.samples) EXPECT_GT(s, 0);
+        for (double s : t.sessions.at(0).samples) EXPECT_GT(s, 0);
         // Userspace exits are counted by the VMM itself, so they are always verified.
         if (spec->expect.kind == suite::ExitKind::UserIo || spec->expect.kind == suite::ExitKind::UserMmio) {
             ASSERT_TRUE(t.exits.measured);
@@ -193,9 +193,9 @@ TEST(Knobs, AGuestMsrWriteThatFaultsIsReported) {
 TEST(Suite, CostlyExitsCostMoreThanTheBaseline) {
     REQUIRE_KVM();
     auto rep = run_json({"baseline", "inl_from_qemu", "mmio_from_user"});
-    double base = find(rep, "baseline").samples[0];
-    EXPECT_GT(find(rep, "inl_from_qemu").samples[1], base);
-    EXPECT_GT(find(rep, "mmio_from_user").samples[1], base);
+    double base = find(rep, "baseline").sessions.at(0).samples[0];
+    EXPECT_GT(find(rep, "inl_from_qemu").sessions.at(0).samples[1], base);
+    EXPECT_GT(find(rep, "mmio_from_user").sessions.at(0).samples[1], base);
 }
 
 TEST(Suite, GuestExceptionIsReportedWithVectorAndRegisters) {
@@ -237,7 +237,7 @@ TEST(Suite, AdaptiveBatchesReachTheTimeGoal) {
     ASSERT_EQ(r.rc, 0) << r.err;
     auto rep = report::from_json(json::parse(r.out));
     const auto& t = find(rep, "cpuid");
-    double batch_ms = t.iterations * t.samples[0] / rep.host.tsc_mhz / 1e3;
+    double batch_ms = t.iterations * t.sessions.at(0).samples[0] / rep.host.tsc_mhz / 1e3;
     EXPECT_GE(t.iterations, 64u);
     EXPECT_GT(batch_ms, 5 * 0.5);  // doubled until >= goal; allow timer noise
 }

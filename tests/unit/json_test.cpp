@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <sstream>
+
 #include "report/json.h"
 #include "sample_report.h"
 
@@ -14,7 +17,8 @@ TEST(Json, RoundTripKeepsEverything) {
     EXPECT_EQ(back.host.cpu_model, "Test CPU");
     EXPECT_EQ(back.settings.iterations, 64u);
     EXPECT_EQ(back.settings.cpu, 1);
-    EXPECT_EQ(back.results[1].samples, r.results[1].samples);
+    EXPECT_EQ(back.results[1].sessions[0].samples, r.results[1].sessions[0].samples);
+    EXPECT_EQ(back.results[1].sessions[0].iterations, 64u);
     EXPECT_EQ(back.results[1].exits.measured, 1.0);
     EXPECT_FALSE(back.results[2].exits.measured);
     EXPECT_EQ(back.results[3].status, suite::Status::Hung);
@@ -26,7 +30,8 @@ TEST(Json, SummaryHasBaselineSubtraction) {
     EXPECT_DOUBLE_EQ(j["baseline_cycles"].get<double>(), 100);
     EXPECT_DOUBLE_EQ(j["results"][1]["summary"]["minus_baseline_cycles"].get<double>(), 1134.7);
     EXPECT_TRUE(j["results"][0]["summary"]["minus_baseline_cycles"].is_null());
-    EXPECT_FALSE(j["results"][2].contains("summary"));
+    EXPECT_TRUE(j["results"][2]["summary"].is_null());
+    EXPECT_EQ(j["results"][1]["summary"]["interval_level"], "within-session");
 }
 
 TEST(Json, ForeignOrMalformedDocumentsGiveOneLineErrors) {
@@ -46,9 +51,69 @@ TEST(Json, ForeignOrMalformedDocumentsGiveOneLineErrors) {
     j["schema_version"] = 99;
     expect_error(j, "schema version 99");
     j = report::to_json(sample_report());
-    j["results"][0].erase("samples_cycles_per_iter");
-    expect_error(j, "samples_cycles_per_iter");
+    j["results"][0].erase("sessions");
+    expect_error(j, "sessions");
     j = report::to_json(sample_report());
     j["results"][0]["status"] = "great";
     expect_error(j, "unknown status");
+}
+
+TEST(Json, ReadsVersionOneAsOneSessionPerTest) {
+    auto j = report::to_json(sample_report());
+    j["schema_version"] = 1;
+    for (auto& t : j["results"]) {
+        json flat = json::array();
+        for (const auto& s : t["sessions"])
+            for (const auto& x : s["samples_cycles_per_iter"]) flat.push_back(x);
+        t["samples_cycles_per_iter"] = flat;
+        t.erase("sessions");
+    }
+    j["settings"].erase("sessions");
+    auto r = report::from_json(j);
+    EXPECT_EQ(r.schema_version, 1);
+    ASSERT_EQ(r.results[1].sessions.size(), 1u);
+    EXPECT_EQ(r.results[1].sessions[0].samples.size(), 3u);
+    EXPECT_TRUE(r.results[2].sessions.empty());
+}
+
+TEST(Json, SeveralSessionsGiveABetweenSessionInterval) {
+    auto r = sample_report();
+    r.results[1].sessions.push_back({{1250, 1260, 1270}, 64});
+    r.results[1].sessions.push_back({{1210, 1220, 1230}, 64});
+    auto j = report::to_json(r);
+    const auto& s = j["results"][1]["summary"];
+    EXPECT_EQ(s["interval_level"], "between-session");
+    EXPECT_EQ(s["sessions"], 3);
+    EXPECT_EQ(j["results"][1]["sessions"].size(), 3u);
+    EXPECT_NEAR(s["cycles"].get<double>(), std::cbrt(1234.7 * 1260 * 1220), 1e-6);
+}
+
+TEST(Json, NumbersOutOfRangeAreRejectedNotConverted) {
+    auto j = report::to_json(sample_report());
+    j["host"]["host_cpus"] = 1e300;
+    EXPECT_THROW(report::from_json(j), std::runtime_error);
+    j = report::to_json(sample_report());
+    j["results"][1]["vcpus"] = -1;
+    EXPECT_THROW(report::from_json(j), std::runtime_error);
+    j = report::to_json(sample_report());
+    j["results"][1]["iterations_per_batch"] = 2.5;
+    EXPECT_THROW(report::from_json(j), std::runtime_error);
+}
+
+TEST(Json, DeepNestingIsRefusedWhileParsing) {
+    std::string deep = "{\"env\": {\"deep\": " + std::string(100000, '[') + std::string(100000, ']') + "}}";
+    std::istringstream in(deep);
+    try {
+        report::parse_document(in, "deep.json");
+        FAIL() << "accepted 100000 levels";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("deep.json: nested deeper than 64 levels"), std::string::npos) << e.what();
+    }
+    std::istringstream cut("{\"schema\": \"exitbench-run\", \"results\": [");
+    try {
+        report::parse_document(cut, "cut.json");
+        FAIL();
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("cut.json is not valid JSON"), std::string::npos) << e.what();
+    }
 }

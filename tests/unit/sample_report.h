@@ -17,9 +17,9 @@ inline eb::suite::RunReport sample_report() {
     r.host.host_cpus = 2;
     r.settings.iterations = 64;
     r.settings.cpu = 1;
-    TestResult base{.name = "baseline", .status = Status::Ok, .iterations = 64, .samples = {100, 110, 90}};
+    TestResult base{.name = "baseline", .status = Status::Ok, .iterations = 64, .sessions = {{{100, 110, 90}, 64}}};
     base.exits = {"none", 0, 0, 0.0, "KVM stats", ""};
-    TestResult cpuid{.name = "cpuid", .status = Status::Ok, .iterations = 64, .samples = {1234.7, 1300, 1200}};
+    TestResult cpuid{.name = "cpuid", .status = Status::Ok, .iterations = 64, .sessions = {{{1234.7, 1300, 1200}, 64}}};
     cpuid.exits = {"kernel", 1, 1, 1.0, "KVM stats", ""};
     cpuid.kvm_stats_per_iter = {{"exits", 1.02}};
     TestResult skip{.name = "ipi", .status = Status::Skipped, .detail = "needs 2 vCPUs"};

@@ -1,0 +1,131 @@
+#include "cli/compare_live.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fmt/format.h>
+#include <numeric>
+#include <unistd.h>
+
+#include "cli/errors.h"
+#include "cli/parse.h"
+
+namespace eb::cli {
+
+std::vector<size_t> round_order(size_t configs, uint64_t round, std::mt19937_64& rng) {
+    std::vector<size_t> order(configs);
+    std::iota(order.begin(), order.end(), 0);
+    if (configs == 2) {
+        if (round % 2) std::swap(order[0], order[1]);
+    } else {
+        std::shuffle(order.begin(), order.end(), rng);
+    }
+    return order;
+}
+
+namespace {
+
+struct Config {
+    std::string label, options;
+};
+
+std::vector<Config> configurations(const CompareArgs& a) {
+    std::vector<Config> cfgs;
+    for (const auto& [label, opts] : a.preset) cfgs.push_back({label, opts});
+    if (a.a || a.b) {
+        if (!a.a || !a.b) throw UsageError("--a and --b go together");
+        cfgs = {{"A", *a.a}, {"B", *a.b}};
+    }
+    for (const auto& c : a.configs) {
+        auto eq = c.find('=');
+        if (eq == std::string::npos || eq == 0) throw UsageError("--config takes LABEL=OPTIONS, not '" + c + "'");
+        cfgs.push_back({c.substr(0, eq), c.substr(eq + 1)});
+    }
+    if (cfgs.size() < 2)
+        throw UsageError("compare needs saved result files (A.json B.json, or A1.json ... --vs B1.json ...), or "
+                         "--a/--b (or two --config) to run live");
+    return cfgs;
+}
+
+// The widest relative half-width of any ratio's interval; infinite while a
+// test is not yet testable.
+double worst_precision(const suite::ComparisonReport& c) {
+    double worst = c.tests.empty() ? INFINITY : 0;
+    for (const auto& t : c.tests)
+        for (const auto& e : t.vs_first) {
+            if (e.verdict == suite::Verdict::NotTestable) {
+                if (!std::isnan(e.ratio)) worst = INFINITY;  // measured, but too few rounds yet
+                continue;
+            }
+            worst = std::max(worst, (e.ratio_ci.hi - e.ratio_ci.lo) / 2 / e.ratio);
+        }
+    return worst;
+}
+
+struct Schedule {
+    uint64_t rounds;
+    double budget_s, precision;
+    uint64_t seed;
+};
+
+Schedule schedule(const CompareArgs& a) {
+    Schedule s;
+    s.rounds = a.rounds.empty() ? (a.time_budget.empty() ? kDefaultRounds : 1000) : parse_positive("--rounds", a.rounds);
+    s.budget_s = a.time_budget.empty() ? 0 : parse_duration("--time-budget", a.time_budget);
+    double pct = 0;
+    try {
+        pct = std::stod(a.precision);
+    } catch (const std::exception&) {
+        pct = -1;
+    }
+    if (!(pct >= 0.001 && pct <= 100)) throw UsageError("--precision needs a percentage in [0.001, 100], not '" + a.precision + "'");
+    s.precision = pct / 100;
+    s.seed = a.seed.empty() ? std::random_device{}() : parse_positive("--seed", a.seed);
+    return s;
+}
+
+} // namespace
+
+suite::ComparisonReport run_live(const std::string& device, const CompareArgs& a, double alpha,
+                                 const std::atomic<bool>& interrupt, std::vector<std::string>& header) {
+    if (!a.common.sessions.empty())
+        throw UsageError("--sessions does not apply to compare: every round is one session per configuration; "
+                         "use --rounds");
+    auto cfgs = configurations(a);
+    auto sched = schedule(a);
+    std::vector<RunPlan> plans;
+    std::vector<std::string> labels;
+    for (const auto& c : cfgs) {
+        plans.push_back(plan_config(c.label, c.options, a.common));
+        labels.push_back(c.label);
+        header.push_back(fmt::format("  {}: {}", c.label, c.options.empty() ? "(defaults)" : c.options));
+    }
+    auto sys = open_kvm(device);
+    std::vector<std::vector<suite::RunReport>> rounds(plans.size());
+    std::mt19937_64 rng(sched.seed);
+    auto t0 = std::chrono::steady_clock::now();
+    uint64_t done = 0;
+    while (done < sched.rounds && !interrupt.load()) {
+        for (size_t k : round_order(plans.size(), done, rng)) {
+            if (interrupt.load()) break;
+            rounds[k].push_back(execute(sys, plans[k], interrupt, false));
+        }
+        if (interrupt.load()) break;  // a round cut short is no pair
+        ++done;
+        double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (isatty(STDERR_FILENO))
+            fmt::print(stderr, "round {} of {} done ({:.1f} s)\n", done, sched.rounds, elapsed);
+        if (sched.budget_s > 0 && (elapsed >= sched.budget_s ||
+                                   (done >= kMinRoundsForPrecision &&
+                                    worst_precision(suite::compare_rounds(labels, rounds, alpha)) <= sched.precision)))
+            break;
+    }
+    for (auto& r : rounds) r.resize(std::min<size_t>(r.size(), done));
+    std::string order = plans.size() == 2 ? "alternating AB, BA" : fmt::format("shuffled per round, --seed {}", sched.seed);
+    header.insert(header.begin(), fmt::format("{} configurations, {} round{} interleaved ({}), each round one fresh "
+                                              "VM per test and configuration",
+                                              plans.size(), done, done == 1 ? "" : "s", order));
+    return suite::compare_rounds(labels, rounds, alpha);
+}
+
+} // namespace eb::cli

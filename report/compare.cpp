@@ -1,0 +1,113 @@
+#include "report/compare.h"
+
+#include <cmath>
+#include <fmt/format.h>
+
+namespace eb::report {
+
+using nlohmann::json;
+
+namespace {
+
+std::string pct(double ratio) { return fmt::format("{:+.2f}%", (ratio - 1) * 100); }
+std::string sd_pct(double sd) { return std::isnan(sd) ? "-" : fmt::format("{:.2f}%", sd * 100); }
+
+std::string side_line(const suite::SideSummary& k, size_t w, suite::Unit unit) {
+    if (k.unit_medians.empty())
+        return fmt::format("  {:<{}}  no samples ({}{}{})\n", k.label, w, k.status, k.detail.empty() ? "" : ": ",
+                           k.detail);
+    std::string ci = std::isnan(k.center_ci.lo) ? "no interval from one unit"
+                                                : fmt::format("95% CI [{:.1f}, {:.1f}]", k.center_ci.lo, k.center_ci.hi);
+    std::string spread = fmt::format("within a session {}, between sessions {}", sd_pct(k.within_sd),
+                                     sd_pct(k.between_session_sd));
+    if (unit != suite::Unit::Session) spread += fmt::format(", between {}s {}", suite::unit_name(unit), sd_pct(k.between_run_sd));
+    return fmt::format("  {:<{}}  {:>10.1f} cycles  {}  {} {}{} of {} session{} x {} repeats  spread: {}  ({})\n",
+                       k.label, w, k.center, ci, k.unit_medians.size(), suite::unit_name(unit),
+                       k.unit_medians.size() == 1 ? "" : "s", k.sessions, k.sessions == 1 ? "" : "s", k.repeats,
+                       spread, k.status);
+}
+
+std::string effect_lines(const suite::Effect& e, const std::string& b, const std::string& a, double alpha) {
+    if (e.verdict == suite::Verdict::NotTestable) {
+        std::string seen = std::isnan(e.ratio) ? "" : fmt::format("observed {}; ", pct(e.ratio));
+        return fmt::format("  {} vs {}: {}not testable: {}\n", b, a, seen, e.why);
+    }
+    std::string out = fmt::format("  {} vs {}: {} [{}, {}] ({:g}% CI of the ratio of geometric means), p = {:.3g} "
+                                  "({}, {} vs {} units, df {:.1f}): {}\n",
+                                  b, a, pct(e.ratio), pct(e.ratio_ci.lo), pct(e.ratio_ci.hi), (1 - alpha) * 100, e.p,
+                                  e.method, e.units_a, e.units_b, e.df, suite::verdict_name(e.verdict));
+    out += fmt::format("    detectable with 80% power at this spread: {:.2f}%\n", e.detectable * 100);
+    return out;
+}
+
+std::string test_block(const suite::TestComparison& t, const suite::ComparisonReport& c) {
+    std::string out = "\n" + t.test + (t.test == "baseline" ? "  (negative control: the empty loop should not move)\n" : "\n");
+    size_t w = 1;
+    for (const auto& k : t.configs) w = std::max(w, k.label.size());
+    for (const auto& k : t.configs) out += side_line(k, w, c.unit);
+    for (size_t i = 0; i < t.vs_first.size(); ++i)
+        out += effect_lines(t.vs_first[i], t.configs[i + 1].label, t.configs[0].label, c.alpha);
+    return out;
+}
+
+json effect_json(const suite::Effect& e) {
+    auto num = [](double x) { return std::isfinite(x) ? json(x) : json(nullptr); };
+    return {{"verdict", suite::verdict_name(e.verdict)},
+            {"ratio", num(e.ratio)},
+            {"ratio_ci", {num(e.ratio_ci.lo), num(e.ratio_ci.hi)}},
+            {"p", num(e.p)},
+            {"df", e.df},
+            {"detectable_relative", num(e.detectable)},
+            {"units", {e.units_a, e.units_b}},
+            {"method", e.method},
+            {"why_not_testable", e.why}};
+}
+
+json side_json(const suite::SideSummary& k) {
+    auto num = [](double x) { return std::isfinite(x) ? json(x) : json(nullptr); };
+    return {{"label", k.label},
+            {"unit_medians_cycles", k.unit_medians},
+            {"sessions", k.sessions},
+            {"repeats_per_session", k.repeats},
+            {"geometric_mean_cycles", num(k.center)},
+            {"ci_95", {num(k.center_ci.lo), num(k.center_ci.hi)}},
+            {"sd_log", {{"within_session", num(k.within_sd)},
+                        {"between_sessions", num(k.between_session_sd)},
+                        {"between_runs", num(k.between_run_sd)}}},
+            {"batch_sizes", k.batch_sizes},
+            {"status", k.status},
+            {"detail", k.detail}};
+}
+
+} // namespace
+
+std::string render_comparison(const suite::ComparisonReport& c) {
+    std::string out = fmt::format("unit of analysis: the {} (each is an independent execution; repeats inside one "
+                                  "session are summarised by their median, never pooled)\n",
+                                  suite::unit_name(c.unit));
+    const suite::TestComparison* control = nullptr;
+    for (const auto& t : c.tests) {
+        if (t.test == "baseline") control = &t;
+        else out += test_block(t, c);
+    }
+    if (control) out += test_block(*control, c);
+    if (!c.warnings.empty() || !c.advice.empty()) out += "\n";
+    for (const auto& w : c.warnings) out += "warning: " + w + "\n";
+    for (const auto& a : c.advice) out += "advice: " + a + "\n";
+    return out;
+}
+
+json comparison_json(const suite::ComparisonReport& c) {
+    json tests = json::array();
+    for (const auto& t : c.tests) {
+        json cfgs = json::array(), vs = json::array();
+        for (const auto& k : t.configs) cfgs.push_back(side_json(k));
+        for (const auto& e : t.vs_first) vs.push_back(effect_json(e));
+        tests.push_back({{"test", t.test}, {"configs", cfgs}, {"vs_first", vs}});
+    }
+    return {{"schema", "exitbench-compare"}, {"schema_version", kCompareSchemaVersion}, {"labels", c.labels},
+            {"unit", suite::unit_name(c.unit)}, {"alpha", c.alpha}, {"tests", tests},
+            {"warnings", c.warnings}, {"advice", c.advice}};
+}
+
+} // namespace eb::report
