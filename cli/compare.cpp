@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <iostream>
+#include <set>
 
 #include "cli/app.h"
 #include "cli/compare_live.h"
@@ -144,6 +145,20 @@ std::vector<std::string> provenance(const std::vector<std::vector<std::string>>&
     return out;
 }
 
+// Saved results with no test in common have nothing to compare.
+void require_shared_test(const std::vector<std::vector<std::string>>& paths,
+                         const std::vector<std::vector<suite::RunReport>>& sides) {
+    auto names = [](const std::vector<suite::RunReport>& side) {
+        std::set<std::string> n;
+        for (const auto& r : side)
+            for (const auto& t : r.results) n.insert(t.name);
+        return n;
+    };
+    auto a = names(sides[0]), b = names(sides[1]);
+    if (std::none_of(a.begin(), a.end(), [&](const auto& t) { return b.count(t); }))
+        throw UsageError(fmt::format("{} and {} share no test", fmt::join(paths[0], " "), fmt::join(paths[1], " ")));
+}
+
 bool looks_like_file(const std::string& s) {
     return s.find('/') != std::string::npos || s.ends_with(".json") || std::filesystem::exists(s);
 }
@@ -212,6 +227,7 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
         header.push_back(fmt::format("saved results: {} vs {} file(s)", sides[0].size(), sides[1].size()));
         auto prov = provenance(*paths, sides);
         header.insert(header.end(), prov.begin(), prov.end());
+        require_shared_test(*paths, sides);
         cmp = suite::compare_saved(labels, sides, alpha);
     } else {
         cmp = run_live(device, a, alpha, interrupt, header);

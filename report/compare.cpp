@@ -21,10 +21,11 @@ std::string side_line(const suite::SideSummary& k, size_t w, suite::Unit unit) {
     std::string spread = fmt::format("within a session {}, between sessions {}", sd_pct(k.within_sd),
                                      sd_pct(k.between_session_sd));
     if (unit != suite::Unit::Session) spread += fmt::format(", between {}s {}", suite::unit_name(unit), sd_pct(k.between_run_sd));
-    return fmt::format("  {:<{}}  {:>10.1f} cycles  {}  {} {}{} of {} session{} x {} repeats  spread: {}  ({})\n",
-                       k.label, w, k.center, ci, k.unit_medians.size(), suite::unit_name(unit),
-                       k.unit_medians.size() == 1 ? "" : "s", k.sessions, k.sessions == 1 ? "" : "s", k.repeats,
-                       spread, k.status);
+    size_t n = k.unit_medians.size();
+    std::string units = fmt::format("{} {}{}", n, suite::unit_name(unit), n == 1 ? "" : "s");
+    if (unit != suite::Unit::Session) units += fmt::format(" ({} session{}", k.sessions, k.sessions == 1 ? ")" : "s)");
+    return fmt::format("  {:<{}}  {:>10.1f} cycles  {}  {} x {} repeats  spread: {}  ({})\n", k.label, w, k.center,
+                       ci, units, k.repeats, spread, k.status);
 }
 
 std::string effect_lines(const suite::Effect& e, const std::string& b, const std::string& a, double alpha) {

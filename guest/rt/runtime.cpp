@@ -124,8 +124,9 @@ static void apply_knobs(const abi::BootInfo* boot, abi::Mailbox* mb) {
     for (uint32_t i = 0; i < boot->nr_msr_knobs && i < 8; ++i) {
         const auto& k = boot->msr_knobs[i];
         if (!g::wrmsr_safe(k.index, k.value)) {
-            char msg[] = "guest WRMSR 0x???????? raised #GP";
-            for (int d = 0; d < 8; ++d) msg[14 + d] = hex[(k.index >> (28 - 4 * d)) & 15];
+            char msg[] = "the guest CPU model does not take this --guest-msr knob: WRMSR 0x???????? raised #GP";
+            constexpr int at = sizeof "the guest CPU model does not take this --guest-msr knob: WRMSR 0x" - 1;
+            for (int d = 0; d < 8; ++d) msg[at + d] = hex[(k.index >> (28 - 4 * d)) & 15];
             g::skip(msg);  // the CPU model lacks the MSR: the configuration cannot run, nothing failed
         }
         uint64_t v = 0;
