@@ -77,7 +77,9 @@ RunPlan plan_config(const std::string& label, const std::string& options, const 
     if (!args.sessions.empty())
         throw UsageError("configuration " + label + ": --sessions does not apply; each round is one session");
     args.tests = common.tests;
-    return plan_run(args);
+    auto plan = plan_run(args);
+    plan.settings.sessions = 1;  // a round holds one session per configuration
+    return plan;
 }
 
 namespace {

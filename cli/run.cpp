@@ -166,9 +166,11 @@ kvm::System open_kvm(const std::string& device) {
 void add_run_options(CLI::App& run, RunArgs& ra) {
     run.add_option("tests", ra.tests, "test names (see 'list')");
     run.add_option("-n,--iterations", ra.iterations, "fixed iterations per batch (default: adaptive)");
-    run.add_option("-r,--repeats", ra.repeats, "measured batches per test and session (default 10)");
-    run.add_option("--sessions", ra.sessions, "run every test in N fresh VMs, shuffled across tests; the interval "
-                                              "then describes run-to-run reproducibility (default 1)");
+    run.add_option("-r,--repeats", ra.repeats, fmt::format("measured batches per test and session (default {})",
+                                                           kDefaultRepeats));
+    run.add_option("--sessions", ra.sessions,
+                   fmt::format("run every test in N fresh VMs, shuffled across tests; with N >= 2 the interval "
+                               "describes run-to-run reproducibility (default {})", kDefaultSessions));
     run.add_option("--time-goal", ra.time_goal, "adaptive batch duration, e.g. 20ms (default)");
     run.add_option("--cpu", ra.cpu, "pin vCPU 0's thread to this host CPU");
     run.add_option("--smp", ra.smp, "vCPUs per VM (default 1; tests that need more get their minimum)");
@@ -192,8 +194,8 @@ RunPlan plan_run(const RunArgs& a) {
     RunPlan p;
     auto& s = p.settings;
     if (!a.iterations.empty()) s.iterations = parse_positive("--iterations", a.iterations);
-    if (!a.repeats.empty()) s.repeats = static_cast<uint32_t>(std::min<uint64_t>(
-                                parse_positive("--repeats", a.repeats), 1u << 20));
+    s.repeats = a.repeats.empty() ? kDefaultRepeats
+                                  : static_cast<uint32_t>(std::min<uint64_t>(parse_positive("--repeats", a.repeats), 1u << 20));
     if (!a.time_goal.empty()) s.time_goal_s = parse_duration("--time-goal", a.time_goal);
     if (!a.watchdog.empty()) s.watchdog_s = parse_duration("--watchdog", a.watchdog);
     if (!a.cpu.empty()) {
@@ -203,6 +205,7 @@ RunPlan plan_run(const RunArgs& a) {
         s.cpu = cpus[0];
     }
     s.baseline = !a.no_baseline;
+    s.sessions = kDefaultSessions;
     if (!a.sessions.empty()) {
         uint64_t n = parse_positive("--sessions", a.sessions);
         if (n > 1000) throw UsageError(fmt::format("--sessions takes 1 to 1000, not {}", n));
@@ -230,8 +233,11 @@ RunPlan plan_run(const RunArgs& a) {
     p.allow_invd = a.allow_invd;
     s.per_exit = a.per_exit;
     s.profile = a.profile || !a.profile_out.empty();
-    if (s.profile && s.sessions > 1)
-        throw UsageError("--profile attributes one session's time windows; use it with --sessions 1");
+    if (s.profile && s.sessions > 1) {
+        if (!a.sessions.empty())
+            throw UsageError("--profile attributes one session's time windows; use it with --sessions 1");
+        s.sessions = 1;
+    }
     p.profile_out = a.profile_out;
     if (!a.profile_out.empty()) require_writable(a.profile_out);
     if (!a.json.empty()) require_writable(a.json);

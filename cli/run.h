@@ -25,6 +25,12 @@ struct RunArgs {
     std::string profile_out;   // keep --profile's trace here
 };
 
+// Three sessions of four repeats cost ~1.6x one session of ten, and give an
+// interval that describes run-to-run spread (between-session CV here was
+// 1.5-3x the within-session CV; README, "Statistics").
+inline constexpr uint32_t kDefaultSessions = 3;
+inline constexpr uint32_t kDefaultRepeats = 4;
+
 void add_run_options(CLI::App& cmd, RunArgs& a);
 
 // Validated settings and test selection; throws UsageError or std::invalid_argument.

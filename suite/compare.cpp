@@ -272,7 +272,13 @@ ComparisonReport compare_saved(const std::vector<std::string>& labels,
         for (const auto& rep : side)
             for (const auto& t : rep.results) multi_session = multi_session || t.sessions.size() >= 2;
     }
-    return build(labels, sides, runs && multi_session ? Unit::Run : Unit::Session, alpha);
+    auto out = build(labels, sides, runs && multi_session ? Unit::Run : Unit::Session, alpha);
+    bool one_run = std::any_of(sides.begin(), sides.end(), [](const auto& s) { return s.size() == 1; });
+    if (out.unit == Unit::Session && one_run && multi_session)
+        out.warnings.push_back("one run on a side: its sessions share that run's boot and time of day, so a verdict "
+                               "covers these runs, not drift between runs; save two or more runs a side to make the "
+                               "run the unit");
+    return out;
 }
 
 ComparisonReport compare_rounds(const std::vector<std::string>& labels,

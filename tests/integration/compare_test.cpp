@@ -61,8 +61,8 @@ TEST(Compare, FailIfSlowerGatesARegression) {
 TEST(Compare, TwoSavedSingleSessionRunsAreNotTestable) {
     REQUIRE_KVM();
     auto a = temp_path("a.json"), b = temp_path("b.json");
-    ASSERT_EQ(run_cli({"run", "cpuid", "-n", "32", "-r", "5", "--json", a}).rc, 0);
-    ASSERT_EQ(run_cli({"run", "cpuid", "-n", "32", "-r", "5", "--json", b}).rc, 0);
+    ASSERT_EQ(run_cli({"run", "cpuid", "-n", "32", "-r", "5", "--sessions", "1", "--json", a}).rc, 0);
+    ASSERT_EQ(run_cli({"run", "cpuid", "-n", "32", "-r", "5", "--sessions", "1", "--json", b}).rc, 0);
     // Pretend B came from another kernel: compare warns, and still compares.
     json jb;
     {

@@ -14,7 +14,7 @@ namespace {
 
 suite::RunReport run_json(const std::vector<std::string>& tests, int* rc = nullptr) {
     // INVD is safe here: KVM intercepts it in every VM.
-    std::vector<std::string> args{"run", "-n", "64", "-r", "3", "--watchdog", "1s", "--allow-invd",
+    std::vector<std::string> args{"run", "-n", "64", "-r", "3", "--sessions", "1", "--watchdog", "1s", "--allow-invd",
                                   "--format", "json"};
     args.insert(args.end(), tests.begin(), tests.end());
     auto r = run_cli(args);
