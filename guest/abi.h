@@ -103,12 +103,12 @@ struct BootInfo {
 };
 
 
-// Vectors the runtime and tests use (KUT's values where it has them).
+// Vectors the runtime and bodies use (KUT's values where it has them).
 constexpr uint8_t kIpiVector = 0x20;       // cross-vCPU IPI, acknowledged by the target
 constexpr uint8_t kSelfIpiVector = 0xb0;
 constexpr uint8_t kTimerVector = 0xef;     // LAPIC timer in TSC-deadline mode
 
-// One per guest test body; the host looks bodies up by name.
+// One per guest body (GUEST_BODY); the host looks bodies up by name.
 struct BodyEntry {
     uint64_t name;       // guest address of a NUL-terminated name
     uint64_t batch;      // uint64_t (*)(uint64_t iterations): TSC delta

@@ -9,9 +9,9 @@ namespace {
 volatile uint64_t token;
 }
 
-GUEST_TEST(ple_round_robin) {
-    uint32_t me = g::mailbox()->vcpu, n = g::boot_info()->nr_vcpus;
+GUEST_BODY(ple_round_robin) {
+    uint32_t me = guest::mailbox()->vcpu, n = guest::boot_info()->nr_vcpus;
     uint64_t t;
-    while ((t = token) % n != me) g::pause();
+    while ((t = token) % n != me) guest::pause();
     token = t + 1;
 }
