@@ -12,8 +12,8 @@ constexpr uint32_t kMsrArchCap = 0x10a;
 constexpr uint32_t kMsrTsxCtrl = 0x122;
 constexpr uint64_t kArchCapTsxCtrl = 1u << 7;
 
-bool has_spec_ctrl() { return guest::cpuid_has(7, 0, 3, 26); }
-bool has_amd_ibpb() { return guest::cpuid_has(0x80000008, 0, 1, 12); }
+bool has_spec_ctrl() { return guest::cpuid_has(cpuid::kSpecCtrl); }
+bool has_amd_ibpb() { return guest::cpuid_has(cpuid::kAmdIbpb); }
 
 void need_spec_ctrl() {
     if (!has_spec_ctrl()) guest::skip("guest CPUID lacks SPEC_CTRL (leaf 7 EDX bit 26)");
@@ -23,7 +23,7 @@ void need_ibpb() {
         guest::skip("guest CPUID lacks SPEC_CTRL and AMD IBPB (leaf 0x80000008 EBX bit 12)");
 }
 void need_tsx_ctrl() {
-    if (!guest::cpuid_has(7, 0, 3, 29)) guest::skip("guest CPUID lacks ARCH_CAPABILITIES (leaf 7 EDX bit 29)");
+    if (!guest::cpuid_has(cpuid::kArchCapabilities)) guest::skip("guest CPUID lacks ARCH_CAPABILITIES (leaf 7 EDX bit 29)");
     if (!(guest::rdmsr(kMsrArchCap) & kArchCapTsxCtrl)) guest::skip("ARCH_CAPABILITIES lacks TSX_CTRL_MSR");
 }
 } // namespace

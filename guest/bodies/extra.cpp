@@ -9,7 +9,7 @@ namespace {
 
 uint64_t xcr0;
 void setup_xsetbv() {
-    if (!guest::cpuid_has(1, 0, 2, 26)) guest::skip("guest CPUID lacks XSAVE");
+    if (!guest::cpuid_has(cpuid::kXsave)) guest::skip("guest CPUID lacks XSAVE");
     guest::write_cr4(guest::read_cr4() | (1u << 18));  // OSXSAVE
     uint32_t lo, hi;
     asm volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
@@ -25,21 +25,21 @@ void setup_rdpmc() {
 }
 
 void setup_rdtscp() {
-    if (!guest::cpuid_has(0x80000001, 0, 3, 27)) guest::skip("guest CPUID lacks RDTSCP");
+    if (!guest::cpuid_has(cpuid::kRdtscp)) guest::skip("guest CPUID lacks RDTSCP");
 }
 
 void setup_invpcid() {
-    if (!guest::cpuid_has(7, 0, 1, 10)) guest::skip("guest CPUID lacks INVPCID");
+    if (!guest::cpuid_has(cpuid::kInvpcid)) guest::skip("guest CPUID lacks INVPCID");
 }
 
 void setup_monitor() {
-    if (!guest::cpuid_has(1, 0, 2, 3)) guest::skip("guest CPUID lacks MONITOR/MWAIT");
+    if (!guest::cpuid_has(cpuid::kMonitor)) guest::skip("guest CPUID lacks MONITOR/MWAIT");
 }
 
 volatile uint64_t monitored;
 
 void setup_timer() {
-    if (!guest::cpuid_has(1, 0, 2, 24)) guest::skip("guest CPUID lacks TSC-deadline (leaf 1 ECX bit 24)");
+    if (!guest::cpuid_has(cpuid::kTscDeadline)) guest::skip("guest CPUID lacks TSC-deadline (leaf 1 ECX bit 24)");
     guest::set_irq_handler(abi::kTimerVector, guest::apic_eoi);
     guest::apic_write(guest::kApicLvtt, guest::kLvttTscDeadline | abi::kTimerVector);
 }

@@ -1,6 +1,7 @@
 // Bodies of vmexit.flat's interrupt tests: self-IPIs in the windows KUT uses, the
 // TSC-deadline timer, and IPIs to another vCPU. Every handled interrupt is
 // counted by the runtime; the host checks one arrives per iteration.
+#include "guest/bodies/self_ipi_family.h"
 #include "guest/rt/apic.h"
 #include "guest/rt/guest.h"
 
@@ -30,7 +31,7 @@ inline void self_ipi() { guest::apic_icr(0, guest::kIcrAssert | guest::kIcrSelf 
 inline void x2apic_self_ipi() { guest::wrmsr(guest::kMsrX2apicSelfIpi, abi::kSelfIpiVector); }
 
 void setup_tscdeadline() {
-    if (!guest::cpuid_has(1, 0, 2, 24)) guest::skip("guest CPUID lacks TSC-deadline (leaf 1 ECX bit 24)");
+    if (!guest::cpuid_has(cpuid::kTscDeadline)) guest::skip("guest CPUID lacks TSC-deadline (leaf 1 ECX bit 24)");
     guest::set_irq_handler(abi::kTimerVector, timer_isr);
     guest::apic_write(guest::kApicLvtt, guest::kLvttTscDeadline | abi::kTimerVector);
     guest::sti();
@@ -50,40 +51,48 @@ void send_ipi_and_wait() {
 
 } // namespace
 
-#define SELF_IPI_TESTS(prefix, send, setup)                                                  \
-    GUEST_BODY_WITH_SETUP(prefix##sti_nop, setup) {                                          \
-        guest::cli();                                                                            \
-        send();                                                                              \
-        guest::sti_nop();                                                                        \
-    }                                                                                        \
-    GUEST_BODY_WITH_SETUP(prefix##sti_hlt, setup) {                                          \
-        guest::cli();                                                                            \
-        send();                                                                              \
-        guest::sti_hlt();                                                                        \
-    }                                                                                        \
-    GUEST_BODY_WITH_SETUP(prefix##tpr, setup) {                                              \
-        guest::set_tpr(0xf);                                                                     \
-        send();                                                                              \
-        guest::set_tpr(0);                                                                       \
-        asm volatile("nop");                                                                 \
-    }                                                                                        \
-    GUEST_BODY_WITH_SETUP(prefix##tpr_sti_nop, setup) {                                      \
-        guest::cli();                                                                            \
-        guest::set_tpr(0xf);                                                                     \
-        send();                                                                              \
-        guest::set_tpr(0);                                                                       \
-        guest::sti_nop();                                                                        \
-    }                                                                                        \
-    GUEST_BODY_WITH_SETUP(prefix##tpr_sti_hlt, setup) {                                      \
-        guest::cli();                                                                            \
-        guest::set_tpr(0xf);                                                                     \
-        send();                                                                              \
-        guest::set_tpr(0);                                                                       \
-        guest::sti_hlt();                                                                        \
-    }
+// The windows of the self-IPI family (self_ipi_family.h), one per variant,
+// for either way of sending the IPI.
+#define EB_WINDOW template <void (*send)()> static inline __attribute__((always_inline)) void
+// The IPI sent while TPR=15 masks it, then unmasked.
+EB_WINDOW send_masked() {
+    guest::set_tpr(0xf);
+    send();
+    guest::set_tpr(0);
+}
+EB_WINDOW window_sti_nop() {
+    guest::cli();
+    send();
+    guest::sti_nop();
+}
+EB_WINDOW window_sti_hlt() {
+    guest::cli();
+    send();
+    guest::sti_hlt();
+}
+EB_WINDOW window_tpr() {
+    send_masked<send>();
+    asm volatile("nop");
+}
+EB_WINDOW window_tpr_sti_nop() {
+    guest::cli();
+    send_masked<send>();
+    guest::sti_nop();
+}
+EB_WINDOW window_tpr_sti_hlt() {
+    guest::cli();
+    send_masked<send>();
+    guest::sti_hlt();
+}
+#undef EB_WINDOW
 
-SELF_IPI_TESTS(self_ipi_, self_ipi, setup_self_ipi)
-SELF_IPI_TESTS(x2apic_self_ipi_, x2apic_self_ipi, setup_x2apic_self_ipi)
+#define EB_SELF_IPI_BODIES(suffix, window, max_exits, lost_on_pvm)                                    \
+    GUEST_BODY_WITH_SETUP(self_ipi_##suffix, setup_self_ipi) { window_##suffix<self_ipi>(); }         \
+    GUEST_BODY_WITH_SETUP(x2apic_self_ipi_##suffix, setup_x2apic_self_ipi) {                          \
+        window_##suffix<x2apic_self_ipi>();                                                           \
+    }
+EB_SELF_IPI_VARIANTS(EB_SELF_IPI_BODIES)
+#undef EB_SELF_IPI_BODIES
 
 // Deadline = now: KVM injects on the next entry; wait until it is handled.
 GUEST_BODY_WITH_SETUP(tscdeadline_immed, setup_tscdeadline) {

@@ -3,6 +3,7 @@
 #include <stdint.h>
 
 #include "guest/abi.h"
+#include "guest/cpuid_bits.h"
 
 namespace eb::guest {
 
@@ -102,13 +103,13 @@ inline bool wait_change(const volatile uint64_t& v, uint64_t old) {
 // Reports that the guest lacks what the test needs; the test is skipped.
 [[noreturn]] void skip(const char* why);
 
-// CPUID bit as the guest sees it; reg 0..3 = eax, ebx, ecx, edx.
-inline bool cpuid_has(uint32_t leaf, uint32_t sub, int reg, int bit) {
+// A CPUID feature as the guest sees it.
+inline bool cpuid_has(const cpuid::Feature& f) {
     uint32_t r[4];
-    cpuid(leaf & 0x80000000u, 0, r);  // the highest leaf of this range
-    if (r[0] < leaf) return false;
-    cpuid(leaf, sub, r);
-    return (r[reg] >> bit) & 1;
+    cpuid(f.leaf & 0x80000000u, 0, r);  // the highest leaf of this range
+    if (r[0] < f.leaf) return false;
+    cpuid(f.leaf, f.sub, r);
+    return cpuid::has(f, r);
 }
 
 inline uint64_t read_cr0() { uint64_t v; asm volatile("mov %%cr0, %0" : "=r"(v)); return v; }
