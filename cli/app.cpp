@@ -6,6 +6,7 @@
 #include <csignal>
 #include <fmt/format.h>
 #include <iostream>
+#include <optional>
 #include <unistd.h>
 
 #include "cli/errors.h"
@@ -94,89 +95,105 @@ int cmd_run(const std::string& device, const RunArgs& a) {
     return failed ? kTestFailed : kOk;
 }
 
-} // namespace
-
-int main(int argc, char** argv) {
+// Every command, its options, and where CLI11 leaves what it parsed.
+struct Commands {
     CLI::App app{"exitbench: what does one VM exit cost? A KVM VM-exit laboratory."};
-    app.set_version_flag("--version", EB_VERSION);
-    app.require_subcommand(0, 1);
-    app.allow_extras();  // so an unknown command gets our message, not CLI11's
     std::string device = "/dev/kvm";
-    app.add_option("--device", device, "KVM device node")->capture_default_str();
-
     bool list_all = false;
-    auto* list = app.add_subcommand("list", "list the tests, what each expects, and skips on this host");
-    list->add_flag("--all", list_all, "include the harness self-tests");
-    list->allow_extras(false);
-
-    auto* envc = app.add_subcommand("env", "print the host environment a result records");
-    envc->allow_extras(false);
-
-    auto* recipe = app.add_subcommand("recipe", "the seeds' experiments as ready comparisons");
-    recipe->require_subcommand(1);
-    recipe->add_subcommand("list", "list the recipes and the question each answers")->allow_extras(false);
+    CLI::App *list, *env, *recipe, *recipe_run, *compare, *run;
     std::string recipe_name;
-    CompareArgs recipe_args;
-    auto* recipe_run = recipe->add_subcommand("run", "run one recipe: its configurations compared, interleaved");
-    recipe_run->add_option("name", recipe_name, "the recipe (see 'recipe list')")->required();
-    add_compare_options(*recipe_run, recipe_args);
+    CompareArgs recipe_args, compare_args;
+    ProfileArgs profile_args;
+    ProfileCommands profile;
+    RunArgs run_args;
 
-    ProfileArgs pa;
-    auto prof = add_profile_commands(app, pa);
+    Commands() {
+        app.set_version_flag("--version", EB_VERSION);
+        app.require_subcommand(0, 1);
+        app.allow_extras();  // so an unknown command gets our message, not CLI11's
+        app.add_option("--device", device, "KVM device node")->capture_default_str();
 
-    CompareArgs ca;
-    auto* compare = app.add_subcommand("compare", "A/B: configurations in interleaved rounds (--a/--b), or saved results (A.json B.json, or A1.json ... --vs B1.json ...)");
-    add_compare_options(*compare, ca);
+        list = app.add_subcommand("list", "list the tests, what each expects, and skips on this host");
+        list->add_flag("--all", list_all, "include the harness self-tests");
+        list->allow_extras(false);
 
-    RunArgs ra;
-    auto* run = app.add_subcommand("run", "run tests (all of the default suite when none are named)");
-    add_run_options(*run, ra);
-    run->add_option("--seed", ra.seed, "seed of the shuffled test order with --sessions (default: random, saved)");
+        env = app.add_subcommand("env", "print the host environment a result records");
+        env->allow_extras(false);
 
+        recipe = app.add_subcommand("recipe", "known experiments (BHI SPEC_CTRL, EFER switching, IPI paths) as ready comparisons");
+        recipe->require_subcommand(1);
+        recipe->add_subcommand("list", "list the recipes and the question each answers")->allow_extras(false);
+        recipe_run = recipe->add_subcommand("run", "run one recipe: its configurations compared, interleaved");
+        recipe_run->add_option("name", recipe_name, "the recipe (see 'recipe list')")->required();
+        add_compare_options(*recipe_run, recipe_args);
+
+        profile = add_profile_commands(app, profile_args);
+
+        compare = app.add_subcommand("compare", "A/B: configurations in interleaved rounds (--a/--b), or saved "
+                                                "results (A.json B.json, or A1.json ... --vs B1.json ...)");
+        add_compare_options(*compare, compare_args);
+
+        run = app.add_subcommand("run", "run tests (all of the default suite when none are named)");
+        add_run_options(*run, run_args);
+        run->add_option("--seed", run_args.seed, "seed of the shuffled test order with --sessions (default: random, saved)");
+    }
+};
+
+// A usage error's exit status, or nullopt when a command is ready to run.
+std::optional<int> parse(Commands& c, int argc, char** argv) {
     try {
-        app.parse(argc, argv);
+        c.app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        if (e.get_exit_code() == 0) return app.exit(e);
+        if (e.get_exit_code() == 0) return c.app.exit(e);
         fmt::print(stderr, "exitbench: error: {} (see --help)\n", e.what());
         return kUsage;
     }
-    if (auto extra = app.remaining(); !extra.empty()) {
-        fmt::print(stderr, "exitbench: error: unknown command or option '{}' (see --help)\n",
-                   extra.front());
+    if (auto extra = c.app.remaining(); !extra.empty()) {
+        fmt::print(stderr, "exitbench: error: unknown command or option '{}' (see --help)\n", extra.front());
         return kUsage;
     }
-    if (!*list && !*run && !*envc && !*recipe && !*compare && !*prof.profile) {
+    if (!*c.list && !*c.run && !*c.env && !*c.recipe && !*c.compare && !*c.profile.profile) {
         fmt::print(stderr, "exitbench: error: a command is required: list, run, compare, profile, env or recipe "
                            "(see --help)\n");
         return kUsage;
     }
+    return std::nullopt;
+}
+
+int dispatch(Commands& c) {
+    if (*c.list) return cmd_list(c.device, c.list_all);
+    if (*c.env) return cmd_env(c.device);
+    if (*c.recipe_run) {
+        std::signal(SIGINT, on_sigint);
+        return cmd_recipe_run(c.device, c.recipe_name, c.recipe_args, g_interrupted);
+    }
+    if (*c.profile.profile) {
+        std::signal(SIGINT, on_sigint);
+        return cmd_profile(c.profile, c.profile_args, g_interrupted);
+    }
+    if (*c.compare) {
+        std::signal(SIGINT, on_sigint);
+        return cmd_compare(c.device, c.compare_args, g_interrupted);
+    }
+    if (*c.recipe) return cmd_recipe_list();
+    return cmd_run(c.device, c.run_args);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    Commands c;
+    if (auto rc = parse(c, argc, argv)) return *rc;
+    // Bad input exits 2 and a host that cannot run exitbench 3, each with one line.
     try {
-        if (*list) return cmd_list(device, list_all);
-        if (*envc) return cmd_env(device);
-        if (*recipe_run) {
-            std::signal(SIGINT, on_sigint);
-            return cmd_recipe_run(device, recipe_name, recipe_args, g_interrupted);
-        }
-        if (*prof.profile) {
-            std::signal(SIGINT, on_sigint);
-            return cmd_profile(prof, pa, g_interrupted);
-        }
-        if (*compare) {
-            std::signal(SIGINT, on_sigint);
-            return cmd_compare(device, ca, g_interrupted);
-        }
-        if (*recipe) return cmd_recipe_list();
-        return cmd_run(device, ra);
+        return dispatch(c);
     } catch (const UsageError& e) {
         fmt::print(stderr, "exitbench: error: {}\n", e.what());
         return kUsage;
     } catch (const std::invalid_argument& e) {
         fmt::print(stderr, "exitbench: error: {}\n", e.what());
         return kUsage;
-    } catch (const HostError& e) {
-        fmt::print(stderr, "exitbench: error: {}\n", e.what());
-        return kHost;
-    } catch (const std::exception& e) {
+    } catch (const std::exception& e) {  // HostError and the rest
         fmt::print(stderr, "exitbench: error: {}\n", e.what());
         return kHost;
     }

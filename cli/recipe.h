@@ -1,5 +1,7 @@
-// Recipes: each seed experiment as data (recipes/*.json, embedded at build
-// time), run as a side-by-side comparison of its configurations.
+// Recipes: known experiments (the BHI mitigation's SPEC_CTRL toggle, EFER
+// switching, the x2APIC IPI fastpath, exiting-guest-mode with many vCPUs) as
+// data (recipes/*.json, embedded at build time), each run as a side-by-side
+// comparison of its configurations.
 #pragma once
 #include <atomic>
 #include <string>

@@ -223,7 +223,8 @@ RunPlan plan_run(const RunArgs& a) {
     }
     s.apic = a.apic;
     for (const auto& m : a.guest_msrs) s.guest_msrs.push_back(suite::parse_msr_knob(m));
-    if (s.guest_msrs.size() > 8) throw UsageError("--guest-msr: at most 8 MSRs");
+    if (s.guest_msrs.size() > abi::kMaxKnobs)
+        throw UsageError(fmt::format("--guest-msr: at most {} MSRs", abi::kMaxKnobs));
     if (!a.guest_efer.empty()) s.guest_efer = suite::parse_efer(a.guest_efer);
     if (!a.cpuid.empty()) {
         p.cpuid_edits = vmm::parse_cpuid_edits(a.cpuid);
@@ -267,7 +268,7 @@ suite::RunReport execute(const kvm::System& sys, const RunPlan& plan, const std:
     rep.settings = s;
     rep.host = vmm::probe_host(ctx.tsc_khz);
     rep.env = env::capture(rep.host);
-    suite::Runner runner(sys, vmm::GuestImage::embedded(), ctx, s, rep.host.tsc_mhz);
+    suite::Runner runner(sys, vmm::GuestImage::embedded(), ctx, s, rep.host.tsc_mhz, plan.cpuid_edits);
     std::unique_ptr<ProfileSession> prof;
     if (s.profile) prof = std::make_unique<ProfileSession>(rep.host, plan.profile_out);
     size_t i = 0;

@@ -35,8 +35,8 @@ void add_run_options(CLI::App& cmd, RunArgs& a);
 
 // Validated settings and test selection; throws UsageError or std::invalid_argument.
 struct RunPlan {
-    suite::RunSettings settings;
-    std::vector<vmm::CpuidEdit> cpuid_edits;
+    suite::RunSettings settings;                // cpuid_edits there is the text, for the report
+    std::vector<vmm::CpuidEdit> cpuid_edits;    // the same, parsed once
     std::vector<const suite::TestSpec*> tests;
     bool allow_invd = false;
     std::string profile_out;

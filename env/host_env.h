@@ -1,5 +1,8 @@
 // The host environment a result was measured in: everything that can make
-// two runs differ besides the change under test (seed 000/003/004's variables).
+// two runs differ besides the change under test. The experiments that
+// motivate it (the BHI mitigation's SPEC_CTRL toggling, EFER switching, the
+// x2APIC IPI fastpath) depend on microcode, mitigations, KVM parameters and
+// the host's own SPEC_CTRL, so all of those are recorded.
 #pragma once
 #include <map>
 #include <string>

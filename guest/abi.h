@@ -32,6 +32,9 @@ static_assert(kStacks + kMaxVcpus * kStackSize <= kSampleBuf);
 
 // Userspace test devices.
 constexpr uint16_t kUcallPort = 0x5e0;     // guest -> host messages
+// The ucall port's device on the VMM's PIO bus; its exits are the protocol's,
+// not the test's, so exit counts leave them out.
+constexpr char kUcallDevice[] = "ucall";
 constexpr uint16_t kUserPort = 0x1234;     // KUT's unassigned port, served by our VMM
 constexpr uint32_t kUserPortValue = 0xe1e1e1e1;
 constexpr uint64_t kUserMmio = 0xd0000000; // no memslot: every access exits to the VMM
@@ -63,11 +66,14 @@ struct ExceptionInfo {
     uint64_t vector, error_code, rip, cs, rflags, rsp, cr2;
 };
 
+// Guest MSR values (--guest-msr) and CPUID probes (--cpuid) per run, each.
+constexpr uint32_t kMaxKnobs = 8;
+
 // What the guest saw after the knobs: read back by the guest itself.
 struct GuestState {
     uint64_t efer;
-    uint64_t msr[8];          // read back after writing msr_knobs[i]
-    uint32_t cpuid[8][4];     // eax..edx of cpuid_probes[i]
+    uint64_t msr[kMaxKnobs];          // read back after writing msr_knobs[i]
+    uint32_t cpuid[kMaxKnobs][4];     // eax..edx of cpuid_probes[i]
 };
 
 struct Mailbox {
@@ -98,17 +104,17 @@ struct BootInfo {
     // Guest state knobs, applied on every vCPU before the test's setup.
     uint32_t nr_msr_knobs;
     uint32_t nr_cpuid_probes;
-    struct { uint32_t index, pad; uint64_t value; } msr_knobs[8];
-    struct { uint32_t leaf, sub; } cpuid_probes[8];
+    struct { uint32_t index, pad; uint64_t value; } msr_knobs[kMaxKnobs];
+    struct { uint32_t leaf, sub; } cpuid_probes[kMaxKnobs];
 };
 
 
-// Vectors the runtime and tests use (KUT's values where it has them).
+// Vectors the runtime and bodies use (KUT's values where it has them).
 constexpr uint8_t kIpiVector = 0x20;       // cross-vCPU IPI, acknowledged by the target
 constexpr uint8_t kSelfIpiVector = 0xb0;
 constexpr uint8_t kTimerVector = 0xef;     // LAPIC timer in TSC-deadline mode
 
-// One per guest test body; the host looks bodies up by name.
+// One per guest body (GUEST_BODY); the host looks bodies up by name.
 struct BodyEntry {
     uint64_t name;       // guest address of a NUL-terminated name
     uint64_t batch;      // uint64_t (*)(uint64_t iterations): TSC delta

@@ -11,4 +11,8 @@ struct Cap {
 
 #define EB_CAP(x) ::eb::kvm::Cap{KVM_CAP_##x, "KVM_CAP_" #x}
 
+// Tests pretend a capability is missing with EXITBENCH_MASK_CAPS=NAME[,NAME];
+// there is no other way to exercise that error on a host that has them all.
+bool masked_for_tests(Cap cap);
+
 } // namespace eb::kvm

@@ -9,12 +9,12 @@ namespace eb::kvm {
 Error::Error(std::string what, int err)
     : std::runtime_error(what + ": " + std::strerror(err)), err_(err) {}
 
-int checked_ioctl(int fd, unsigned long req, unsigned long arg, const char* name) {
+int checked_ioctl(int fd, Ioctl io, unsigned long arg) {
     int r;
     do {
-        r = ::ioctl(fd, req, arg);
+        r = ::ioctl(fd, io.req, arg);
     } while (r < 0 && errno == EINTR); // KVM_RUN, which must see EINTR, has its own path
-    if (r < 0) throw Error(name, errno);
+    if (r < 0) throw Error(io.name, errno);
     return r;
 }
 

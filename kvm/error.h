@@ -24,12 +24,22 @@ private:
     std::string cap_;
 };
 
-// Runs ioctl(fd, req, arg); throws Error naming `name` on failure.
-int checked_ioctl(int fd, unsigned long req, unsigned long arg, const char* name);
+// An ioctl request with its name, so that errors name the call.
+struct Ioctl {
+    unsigned long req;
+    const char* name;
+};
+
+// The name is the macro's own spelling: EB_IOCTL(KVM_RUN) is "KVM_RUN".
+#define EB_IOCTL(x) ::eb::kvm::Ioctl{x, #x}
+
+// Runs ioctl(fd, io.req, arg), retrying on EINTR; throws Error naming the
+// ioctl on failure.
+int checked_ioctl(int fd, Ioctl io, unsigned long arg);
 
 template <class T>
-int checked_ioctl(int fd, unsigned long req, T* arg, const char* name) {
-    return checked_ioctl(fd, req, reinterpret_cast<unsigned long>(arg), name);
+int checked_ioctl(int fd, Ioctl io, T* arg) {
+    return checked_ioctl(fd, io, reinterpret_cast<unsigned long>(arg));
 }
 
 } // namespace eb::kvm

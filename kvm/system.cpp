@@ -14,21 +14,15 @@
 
 namespace eb::kvm {
 
-namespace {
-
-// Tests pretend a capability is missing with EXITBENCH_MASK_CAPS=NAME[,NAME];
-// there is no other way to exercise that error on a host that has them all.
-bool masked(const char* name) {
+bool masked_for_tests(Cap cap) {
     const char* env = std::getenv("EXITBENCH_MASK_CAPS");
     if (!env) return false;
     std::stringstream ss(env);
     std::string item;
     while (std::getline(ss, item, ','))
-        if (item == name || "KVM_CAP_" + item == name) return true;
+        if (item == cap.name || "KVM_CAP_" + item == cap.name) return true;
     return false;
 }
-
-} // namespace
 
 System System::open(const std::string& path) {
     int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
@@ -50,7 +44,7 @@ System System::open(const std::string& path) {
 }
 
 int System::check_extension(Cap cap) const {
-    if (masked(cap.name)) return 0;
+    if (masked_for_tests(cap)) return 0;
     int r = ::ioctl(fd_.get(), KVM_CHECK_EXTENSION, cap.id);
     return r < 0 ? 0 : r;
 }
@@ -63,31 +57,31 @@ std::vector<kvm_cpuid_entry2> System::supported_cpuid() const {
     for (uint32_t n = 64; n <= 4096; n *= 2) {
         uapi::Flex<uapi::Cpuid2, kvm_cpuid_entry2> c(n);
         c.hdr()->nent = n;
-        if (::ioctl(fd_.get(), uapi::kGetSupportedCpuid, c.hdr()) == 0)
+        if (::ioctl(fd_.get(), uapi::kGetSupportedCpuid.req, c.hdr()) == 0)
             return {c.entries(), c.entries() + c.hdr()->nent};
-        if (errno != E2BIG) throw Error("KVM_GET_SUPPORTED_CPUID", errno);
+        if (errno != E2BIG) throw Error(uapi::kGetSupportedCpuid.name, errno);
     }
-    throw Error("KVM_GET_SUPPORTED_CPUID", E2BIG);
+    throw Error(uapi::kGetSupportedCpuid.name, E2BIG);
 }
 
 std::vector<uint32_t> System::msr_index_list() const {
     uapi::MsrList probe{};
-    if (::ioctl(fd_.get(), uapi::kGetMsrIndexList, &probe) < 0 && errno != E2BIG)
-        throw Error("KVM_GET_MSR_INDEX_LIST", errno);
+    if (::ioctl(fd_.get(), uapi::kGetMsrIndexList.req, &probe) < 0 && errno != E2BIG)
+        throw Error(uapi::kGetMsrIndexList.name, errno);
     uapi::Flex<uapi::MsrList, uint32_t> l(probe.nmsrs);
     l.hdr()->nmsrs = probe.nmsrs;
-    checked_ioctl(fd_.get(), uapi::kGetMsrIndexList, l.hdr(), "KVM_GET_MSR_INDEX_LIST");
+    checked_ioctl(fd_.get(), uapi::kGetMsrIndexList, l.hdr());
     return {l.entries(), l.entries() + l.hdr()->nmsrs};
 }
 
 size_t System::vcpu_mmap_size() const {
     return static_cast<size_t>(
-        checked_ioctl(fd_.get(), KVM_GET_VCPU_MMAP_SIZE, 0ul, "KVM_GET_VCPU_MMAP_SIZE"));
+        checked_ioctl(fd_.get(), EB_IOCTL(KVM_GET_VCPU_MMAP_SIZE), 0ul));
 }
 
 Vm System::create_vm() const {
-    int fd = checked_ioctl(fd_.get(), KVM_CREATE_VM, 0ul, "KVM_CREATE_VM");
-    return Vm(Fd(fd), *this);
+    int fd = checked_ioctl(fd_.get(), EB_IOCTL(KVM_CREATE_VM), 0ul);
+    return Vm(Fd(fd), vcpu_mmap_size());
 }
 
 } // namespace eb::kvm

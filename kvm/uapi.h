@@ -7,6 +7,8 @@
 #include <memory>
 #include <linux/kvm.h>
 
+#include "kvm/error.h"
+
 namespace eb::kvm::uapi {
 
 struct Cpuid2 {        // then kvm_cpuid_entry2[nent]
@@ -28,12 +30,14 @@ struct StatsDesc {     // then char name[name_size]
 static_assert(sizeof(Cpuid2) == 8 && sizeof(Msrs) == 8 && sizeof(MsrList) == 4 &&
               sizeof(StatsDesc) == 16);
 
-inline constexpr unsigned long kGetMsrIndexList = _IOWR(KVMIO, 0x02, MsrList);
-inline constexpr unsigned long kGetSupportedCpuid = _IOWR(KVMIO, 0x05, Cpuid2);
-inline constexpr unsigned long kGetMsrs = _IOWR(KVMIO, 0x88, Msrs);
-inline constexpr unsigned long kSetMsrs = _IOW(KVMIO, 0x89, Msrs);
-inline constexpr unsigned long kSetCpuid2 = _IOW(KVMIO, 0x90, Cpuid2);
-inline constexpr unsigned long kGetCpuid2 = _IOWR(KVMIO, 0x91, Cpuid2);
+// The header's numbers for these encode the wrong sizes; the names are the
+// header's, for messages.
+inline constexpr Ioctl kGetMsrIndexList{_IOWR(KVMIO, 0x02, MsrList), "KVM_GET_MSR_INDEX_LIST"};
+inline constexpr Ioctl kGetSupportedCpuid{_IOWR(KVMIO, 0x05, Cpuid2), "KVM_GET_SUPPORTED_CPUID"};
+inline constexpr Ioctl kGetMsrs{_IOWR(KVMIO, 0x88, Msrs), "KVM_GET_MSRS"};
+inline constexpr Ioctl kSetMsrs{_IOW(KVMIO, 0x89, Msrs), "KVM_SET_MSRS"};
+inline constexpr Ioctl kSetCpuid2{_IOW(KVMIO, 0x90, Cpuid2), "KVM_SET_CPUID2"};
+inline constexpr Ioctl kGetCpuid2{_IOWR(KVMIO, 0x91, Cpuid2), "KVM_GET_CPUID2"};
 
 // A header followed by `n` entries, zeroed and suitably aligned.
 template <class Header, class Entry>

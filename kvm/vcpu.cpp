@@ -25,44 +25,44 @@ Vcpu::~Vcpu() {
     if (run_) ::munmap(run_, mmap_size_);
 }
 
-bool Vcpu::run() {
-    if (::ioctl(fd_.get(), KVM_RUN, 0) == 0) return true;
-    if (errno == EINTR || errno == EAGAIN) return false;
-    throw Error("KVM_RUN", errno);
+VcpuExit Vcpu::run() {
+    if (::ioctl(fd_.get(), KVM_RUN, 0) == 0) return decode_exit(*run_);
+    if (errno == EINTR || errno == EAGAIN) return exit::Interrupted{};
+    throw Error(EB_IOCTL(KVM_RUN).name, errno);
 }
 
 kvm_regs Vcpu::regs() const {
     kvm_regs r{};
-    checked_ioctl(fd_.get(), KVM_GET_REGS, &r, "KVM_GET_REGS");
+    checked_ioctl(fd_.get(), EB_IOCTL(KVM_GET_REGS), &r);
     return r;
 }
 
 void Vcpu::set_regs(const kvm_regs& r) {
-    checked_ioctl(fd_.get(), KVM_SET_REGS, const_cast<kvm_regs*>(&r), "KVM_SET_REGS");
+    checked_ioctl(fd_.get(), EB_IOCTL(KVM_SET_REGS), const_cast<kvm_regs*>(&r));
 }
 
 kvm_sregs Vcpu::sregs() const {
     kvm_sregs s{};
-    checked_ioctl(fd_.get(), KVM_GET_SREGS, &s, "KVM_GET_SREGS");
+    checked_ioctl(fd_.get(), EB_IOCTL(KVM_GET_SREGS), &s);
     return s;
 }
 
 void Vcpu::set_sregs(const kvm_sregs& s) {
-    checked_ioctl(fd_.get(), KVM_SET_SREGS, const_cast<kvm_sregs*>(&s), "KVM_SET_SREGS");
+    checked_ioctl(fd_.get(), EB_IOCTL(KVM_SET_SREGS), const_cast<kvm_sregs*>(&s));
 }
 
 void Vcpu::set_cpuid(const std::vector<kvm_cpuid_entry2>& entries) {
     uapi::Flex<uapi::Cpuid2, kvm_cpuid_entry2> c(static_cast<uint32_t>(entries.size()));
     c.hdr()->nent = static_cast<uint32_t>(entries.size());
     std::copy(entries.begin(), entries.end(), c.entries());
-    checked_ioctl(fd_.get(), uapi::kSetCpuid2, c.hdr(), "KVM_SET_CPUID2");
+    checked_ioctl(fd_.get(), uapi::kSetCpuid2, c.hdr());
 }
 
 std::vector<kvm_cpuid_entry2> Vcpu::cpuid() const {
     constexpr uint32_t n = 256;
     uapi::Flex<uapi::Cpuid2, kvm_cpuid_entry2> c(n);
     c.hdr()->nent = n;
-    checked_ioctl(fd_.get(), uapi::kGetCpuid2, c.hdr(), "KVM_GET_CPUID2");
+    checked_ioctl(fd_.get(), uapi::kGetCpuid2, c.hdr());
     return {c.entries(), c.entries() + c.hdr()->nent};
 }
 
@@ -70,7 +70,7 @@ std::optional<uint64_t> Vcpu::msr(uint32_t index) const {
     uapi::Flex<uapi::Msrs, kvm_msr_entry> m(1);
     m.hdr()->nmsrs = 1;
     m.entries()[0].index = index;
-    if (checked_ioctl(fd_.get(), uapi::kGetMsrs, m.hdr(), "KVM_GET_MSRS") != 1) return std::nullopt;
+    if (checked_ioctl(fd_.get(), uapi::kGetMsrs, m.hdr()) != 1) return std::nullopt;
     return m.entries()[0].data;
 }
 
@@ -79,37 +79,37 @@ void Vcpu::set_msr(uint32_t index, uint64_t value) {
     m.hdr()->nmsrs = 1;
     m.entries()[0].index = index;
     m.entries()[0].data = value;
-    if (checked_ioctl(fd_.get(), uapi::kSetMsrs, m.hdr(), "KVM_SET_MSRS") != 1)
+    if (checked_ioctl(fd_.get(), uapi::kSetMsrs, m.hdr()) != 1)
         throw Error("KVM_SET_MSRS rejected MSR " + std::to_string(index), EINVAL);
 }
 
 uint64_t Vcpu::tsc_khz() const {
-    return static_cast<uint64_t>(checked_ioctl(fd_.get(), KVM_GET_TSC_KHZ, 0ul, "KVM_GET_TSC_KHZ"));
+    return static_cast<uint64_t>(checked_ioctl(fd_.get(), EB_IOCTL(KVM_GET_TSC_KHZ), 0ul));
 }
 
 kvm_mp_state Vcpu::mp_state() const {
     kvm_mp_state s{};
-    checked_ioctl(fd_.get(), KVM_GET_MP_STATE, &s, "KVM_GET_MP_STATE");
+    checked_ioctl(fd_.get(), EB_IOCTL(KVM_GET_MP_STATE), &s);
     return s;
 }
 
 void Vcpu::set_mp_state(uint32_t state) {
     kvm_mp_state s{state};
-    checked_ioctl(fd_.get(), KVM_SET_MP_STATE, &s, "KVM_SET_MP_STATE");
+    checked_ioctl(fd_.get(), EB_IOCTL(KVM_SET_MP_STATE), &s);
 }
 
 kvm_lapic_state Vcpu::lapic() const {
     kvm_lapic_state s{};
-    checked_ioctl(fd_.get(), KVM_GET_LAPIC, &s, "KVM_GET_LAPIC");
+    checked_ioctl(fd_.get(), EB_IOCTL(KVM_GET_LAPIC), &s);
     return s;
 }
 
 void Vcpu::set_lapic(const kvm_lapic_state& s) {
-    checked_ioctl(fd_.get(), KVM_SET_LAPIC, const_cast<kvm_lapic_state*>(&s), "KVM_SET_LAPIC");
+    checked_ioctl(fd_.get(), EB_IOCTL(KVM_SET_LAPIC), const_cast<kvm_lapic_state*>(&s));
 }
 
 StatsFd Vcpu::stats_fd() const {
-    int fd = checked_ioctl(fd_.get(), KVM_GET_STATS_FD, 0ul, "KVM_GET_STATS_FD");
+    int fd = checked_ioctl(fd_.get(), EB_IOCTL(KVM_GET_STATS_FD), 0ul);
     return StatsFd(Fd(fd));
 }
 

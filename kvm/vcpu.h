@@ -6,6 +6,7 @@
 
 #include <linux/kvm.h>
 
+#include "kvm/exit.h"
 #include "kvm/fd.h"
 
 namespace eb::kvm {
@@ -20,9 +21,9 @@ public:
     Vcpu(const Vcpu&) = delete;
     ~Vcpu();
 
-    // One KVM_RUN. Returns false when it was interrupted (EINTR: a signal or
-    // immediate_exit); other failures throw.
-    bool run();
+    // One KVM_RUN and why it ended; exit::Interrupted for EINTR/EAGAIN (a
+    // signal or immediate_exit). Other failures throw.
+    VcpuExit run();
 
     kvm_regs regs() const;
     void set_regs(const kvm_regs& r);
@@ -40,7 +41,9 @@ public:
     void set_lapic(const kvm_lapic_state& s);
     StatsFd stats_fd() const;
 
-    kvm_run* run_struct() const { return run_; }
+    // Makes the next KVM_RUN return at once (EINTR); with a signal, kicks a
+    // vCPU out of the guest.
+    void set_immediate_exit() { run_->immediate_exit = 1; }
     uint32_t id() const { return id_; }
     int fd() const { return fd_.get(); }
 

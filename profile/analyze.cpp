@@ -6,151 +6,33 @@
 #include <fmt/format.h>
 #include <stdexcept>
 
+#include "profile/accumulators.h"
 #include "profile/exit_reasons.h"
-#include "profile/flat_index.h"
 
 namespace eb::profile {
 
 namespace {
 
-uint64_t sat_add(uint64_t a, uint64_t b) { return a + b < a ? UINT64_MAX : a + b; }
-
 // printf's %#lx, which perf uses for keys: 0 prints as "0", not "0x0".
 std::string alt_hex(uint64_t v) { return v ? fmt::format("{:#x}", v) : std::string("0"); }
 
-struct Key {
-    EventType type;
-    uint64_t key;
-    uint32_t info;
-};
-
-// The rows while events stream in: found by key, created on first sight
-// (like perf, at the begin event), dropped at the end if never completed.
-class Rows {
-public:
-    uint32_t find(const Key& k) {
-        if (last_ != kNone && k.type == last_key_.type && k.key == last_key_.key && k.info == last_key_.info)
-            return last_;
-        bool added;
-        uint32_t i = index_.find_or_add(k.key, (uint64_t(k.type) << 32) | k.info, added);
-        if (added) {
-            accs_.emplace_back();
-            Row& r = accs_.back().row;
-            r.type = k.type;
-            r.key = k.key;
-            r.info = k.info;
-        }
-        last_ = i;
-        last_key_ = k;
-        return i;
-    }
-
-    void add_timed(uint32_t i, uint64_t d, uint32_t vcpu) {
-        Acc& a = accs_[i];
-        Row& r = a.row;
-        r.count++;
-        r.total_ns = sat_add(r.total_ns, d);
-        if (r.count == 1 || d < r.min_ns) r.min_ns = d;
-        if (d > r.max_ns) r.max_ns = d;
-        double delta = double(d) - r.mean_ns;  // Welford, in perf's order
-        r.mean_ns += delta / double(r.count);
-        r.m2 += delta * (double(d) - r.mean_ns);
-        r.log2_hist[std::bit_width(d)]++;
-        if (d <= UINT32_MAX)
-            r.durations_ns.push_back(static_cast<uint32_t>(d));
-        else
-            r.long_durations_ns.push_back(d);
-        VcpuStat& v = a.vcpu(vcpu);
-        v.count++;
-        v.total_ns = sat_add(v.total_ns, d);
-        if (v.count == 1 || d < v.min_ns) v.min_ns = d;
-        if (d > v.max_ns) v.max_ns = d;
-    }
-
-    void add_count(uint32_t i, uint32_t vcpu) {
-        accs_[i].row.count++;
-        accs_[i].vcpu(vcpu).count++;
-    }
-
-    std::vector<Row> take() {
-        std::vector<Row> out;
-        out.reserve(accs_.size());
-        for (Acc& a : accs_) {
-            if (a.row.count == 0) continue;
-            std::sort(a.row.vcpus.begin(), a.row.vcpus.end(),
-                      [](const VcpuStat& x, const VcpuStat& y) { return x.vcpu < y.vcpu; });
-            out.push_back(std::move(a.row));
-        }
-        return out;
-    }
-
-private:
-    static constexpr uint32_t kNone = UINT32_MAX;
-    struct Acc {
-        Row row;
-        detail::FlatIndex vcpu_index;
-        uint32_t last_vcpu = 0, last_slot = kNone;
-
-        VcpuStat& vcpu(uint32_t id) {
-            if (last_slot != kNone && last_vcpu == id) return row.vcpus[last_slot];
-            bool added;
-            uint32_t s = vcpu_index.find_or_add(id, 0, added);
-            if (added) row.vcpus.push_back(VcpuStat{id});
-            last_vcpu = id;
-            last_slot = s;
-            return row.vcpus[s];
-        }
-    };
-
-    std::vector<Acc> accs_;
-    detail::FlatIndex index_;
-    uint32_t last_ = kNone;
-    Key last_key_{};
-};
-
-// Per-thread pairing state, as perf's vcpu_event_record.
-struct Thread {
-    uint64_t begin_ts = 0, last_ts = 0;
-    uint32_t begin_row = 0;  // the row of a keyed begin
-    uint16_t begin_cpu = 0;
-    bool pending = false;  // a begin is open
-    bool keyed = false;    // ... and it carried the key
-    bool started = false;  // this thread has had a begin
-    bool gap = false;      // its open begin was discarded for lost events
-};
-
-class Threads {
-public:
-    Thread& get(uint32_t tid, bool& added) {
-        if (last_ != UINT32_MAX && tid == last_tid_) {
-            added = false;
-            return threads_[last_];
-        }
-        uint32_t i = index_.find_or_add(tid, 0, added);
-        if (added) threads_.emplace_back();
-        last_ = i;
-        last_tid_ = tid;
-        return threads_[i];
-    }
-    std::vector<Thread>& all() { return threads_; }
-
-private:
-    std::vector<Thread> threads_;
-    detail::FlatIndex index_;
-    uint32_t last_ = UINT32_MAX, last_tid_ = 0;
-};
+using detail::Key;
+using detail::Rows;
+using detail::sat_add;
+using detail::Thread;
+using detail::Threads;
 
 // What an event is to a mode's pairing (perf's is_begin_event /
 // is_end_event), and the key it carries, if any.
 enum class Role { None, Begin, End, Cancel };
 
-struct Classified {
+struct Pairing {
     Role role = Role::None;
     bool keyed = false;
     Key key{};
 };
 
-Classified classify(Mode mode, const Event& e) {
+Pairing pairing_of(Mode mode, const Event& e) {
     switch (mode) {
     case Mode::VmExit:
         if (e.type == EventType::Exit) return {Role::Begin, true, {EventType::Exit, e.a, 0}};
@@ -303,77 +185,89 @@ std::string degraded_note(const Report& r, std::span<const Event> events, std::s
                        missing, why, where, events.size());
 }
 
-Report run(std::span<const Event> events, std::string_view isa, const Options& opt, uint64_t header_lost,
-           std::string_view backend, const std::vector<std::string>* tracepoints) {
-    check_sort(opt.sort);
-    Report rep;
-    rep.mode = opt.mode;
-    rep.vcpu = opt.vcpu;
-    rep.sort = opt.sort;
-    rep.isa = std::string(isa);
-    rep.backend = std::string(backend);
-    uint64_t lost_records = 0;
-    Rows rows;
-    Threads threads;
+// Pairs a mode's begin and end events per thread into timed rows, as perf
+// kvm stat's vcpu_event_record does, and accounts for what cannot be paired.
+class Pairer {
+public:
+    Pairer(const Options& opt, Report& rep) : opt_(opt), rep_(rep) {}
 
-    for (const Event& e : events) {
+    void add(const Event& e) {
         auto t = static_cast<uint8_t>(e.type);
-        rep.events_by_type[valid_event_type(t) ? t : 0]++;
-        if (e.type == EventType::Lost) {
-            // A begin whose events may be gone would pair with a later, wrong end.
-            lost_records = sat_add(lost_records, e.a);
-            for (Thread& th : threads.all()) {
-                if (!th.pending || th.begin_cpu != e.cpu) continue;
-                if (th.keyed) rep.dropped.lost_gap++;
-                th.pending = false;
-                th.gap = true;  // its end, when it comes, is already accounted for
-            }
-            continue;
-        }
-        if (opt.vcpu && e.vcpu != *opt.vcpu) continue;
-        Classified c = classify(opt.mode, e);
-        if (c.role == Role::None) continue;
+        rep_.events_by_type[valid_event_type(t) ? t : 0]++;
+        if (e.type == EventType::Lost) return lost(e);
+        if (opt_.vcpu && e.vcpu != *opt_.vcpu) return;
+        Pairing c = pairing_of(opt_.mode, e);
+        if (c.role == Role::None) return;
         bool added;
-        Thread& th = threads.get(e.tid, added);
-        if (!added && e.ts_ns < th.last_ts) rep.out_of_order++;
+        Thread& th = threads_.get(e.tid, added);
+        if (!added && e.ts_ns < th.last_ts) rep_.out_of_order++;
         th.last_ts = e.ts_ns;
+        if (c.role == Role::End)
+            end(th, e, c);
+        else
+            begin(th, e, c);
+    }
 
-        if (c.role == Role::Cancel || c.role == Role::Begin) {
-            // A new exit while a keyed begin is open: its end was lost.
-            if (th.pending && th.keyed && e.type == EventType::Exit) rep.dropped.no_end++;
-            th.pending = th.gap = false;
-            if (c.role == Role::Cancel) continue;
-            th.pending = th.started = true;
-            th.begin_ts = e.ts_ns;
-            th.begin_cpu = e.cpu;
-            th.keyed = c.keyed;
-            if (c.keyed) th.begin_row = rows.find(c.key);
-            continue;
+    // Returns the timed rows.
+    std::vector<Row> finish(uint64_t header_lost) {
+        for (const Thread& th : threads_.all())
+            if (th.pending && th.keyed) rep_.in_flight_at_end++;
+        rep_.lost_events = std::max(header_lost, lost_records_);
+        return rows_.take();
+    }
+
+private:
+    // A begin whose events may be gone would pair with a later, wrong end.
+    void lost(const Event& e) {
+        lost_records_ = sat_add(lost_records_, e.a);
+        for (Thread& th : threads_.all()) {
+            if (!th.pending || th.begin_cpu != e.cpu) continue;
+            if (th.keyed) rep_.dropped.lost_gap++;
+            th.pending = false;
+            th.gap = true;  // its end, when it comes, is already accounted for
         }
-        // End.
+    }
+
+    void begin(Thread& th, const Event& e, const Pairing& c) {
+        // A new exit while a keyed begin is open: its end was lost.
+        if (th.pending && th.keyed && e.type == EventType::Exit) rep_.dropped.no_end++;
+        th.pending = th.gap = false;
+        if (c.role == Role::Cancel) return;
+        th.pending = th.started = true;
+        th.begin_ts = e.ts_ns;
+        th.begin_cpu = e.cpu;
+        th.keyed = c.keyed;
+        if (c.keyed) th.begin_row = rows_.find(c.key);
+    }
+
+    void end(Thread& th, const Event& e, const Pairing& c) {
         if (!th.pending) {
             if (th.gap) {
                 th.gap = false;
-                continue;
+                return;
             }
-            if (opt.mode == Mode::VmExit || c.keyed) (th.started ? rep.dropped.no_begin : rep.unpaired_at_start)++;
-            continue;
+            if (opt_.mode == Mode::VmExit || c.keyed) (th.started ? rep_.dropped.no_begin : rep_.unpaired_at_start)++;
+            return;
         }
-        if (!th.keyed && !c.keyed) continue;  // e.g. a non-MMIO exit's entry: nothing to time, as perf
-        uint32_t row = th.keyed ? th.begin_row : rows.find(c.key);
+        if (!th.keyed && !c.keyed) return;  // e.g. a non-MMIO exit's entry: nothing to time, as perf
+        uint32_t row = th.keyed ? th.begin_row : rows_.find(c.key);
         th.pending = false;
         if (e.ts_ns < th.begin_ts) {
-            rep.dropped.end_before_begin++;
-            continue;
+            rep_.dropped.end_before_begin++;
+            return;
         }
-        rows.add_timed(row, e.ts_ns - th.begin_ts, e.vcpu);
+        rows_.add_timed(row, e.ts_ns - th.begin_ts, e.vcpu);
     }
-    for (const Thread& th : threads.all())
-        if (th.pending && th.keyed) rep.in_flight_at_end++;
-    rep.lost_events = std::max(header_lost, lost_records);
 
-    rep.degraded = degraded_note(rep, events, backend, tracepoints);
-    rep.rows = rep.degraded.empty() ? rows.take() : count_rows(events, opt);
+    const Options& opt_;
+    Report& rep_;
+    Rows rows_;
+    Threads threads_;
+    uint64_t lost_records_ = 0;
+};
+
+// Names the rows, adds their quantiles and the totals, and sorts them.
+void finish_rows(Report& rep, std::string_view isa, const std::string& sort) {
     for (Row& r : rep.rows) {
         r.name = r.timed ? key_name(r, isa) : count_name(r, isa);
         if (r.timed) {
@@ -384,7 +278,26 @@ Report run(std::span<const Event> events, std::string_view isa, const Options& o
         rep.total_samples += r.count;
         rep.total_time_ns = sat_add(rep.total_time_ns, r.total_ns);
     }
-    sort_rows(rep.rows, opt.sort);
+    sort_rows(rep.rows, sort);
+}
+
+// The analyzer: pairing, or counts where exits cannot be timed, then the rows.
+Report analyze_events(std::span<const Event> events, std::string_view isa, const Options& opt,
+                      uint64_t header_lost, std::string_view backend,
+                      const std::vector<std::string>* tracepoints) {
+    check_sort(opt.sort);
+    Report rep;
+    rep.mode = opt.mode;
+    rep.vcpu = opt.vcpu;
+    rep.sort = opt.sort;
+    rep.isa = std::string(isa);
+    rep.backend = std::string(backend);
+    Pairer pairer(opt, rep);
+    for (const Event& e : events) pairer.add(e);
+    std::vector<Row> timed = pairer.finish(header_lost);
+    rep.degraded = degraded_note(rep, events, backend, tracepoints);
+    rep.rows = rep.degraded.empty() ? std::move(timed) : count_rows(events, opt);
+    finish_rows(rep, isa, opt.sort);
     return rep;
 }
 
@@ -414,13 +327,13 @@ double Row::rel_sem_pct() const {
 }
 
 Report analyze(const TraceFile& trace, const Options& opt) {
-    return run(trace.events, trace.header.isa, opt, trace.header.lost_events, trace.header.backend,
-               trace.header.tracepoints.empty() ? nullptr : &trace.header.tracepoints);
+    return analyze_events(trace.events, trace.header.isa, opt, trace.header.lost_events, trace.header.backend,
+                          trace.header.tracepoints.empty() ? nullptr : &trace.header.tracepoints);
 }
 
 Report analyze(std::span<const Event> events, std::string_view isa, const Options& opt, uint64_t lost_events,
                std::string_view backend) {
-    return run(events, isa, opt, lost_events, backend, nullptr);
+    return analyze_events(events, isa, opt, lost_events, backend, nullptr);
 }
 
 } // namespace eb::profile

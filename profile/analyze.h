@@ -127,7 +127,7 @@ inline constexpr size_t kCompareCap = 100000;
 
 // Throws std::invalid_argument when the modes differ, or the ISAs do in
 // vmexit mode (the same code means different exits).
-std::vector<ReasonChange> compare(const Report& old, const Report& neu);
+std::vector<ReasonChange> compare(const Report& old_rep, const Report& new_rep);
 std::string render_compare(const std::vector<ReasonChange>& changes, Mode mode);
 
 } // namespace eb::profile

@@ -40,17 +40,17 @@ std::string us(double ns) { return fmt::format("{:.2f}us", ns / 1000); }
 
 } // namespace
 
-std::vector<ReasonChange> compare(const Report& old, const Report& neu) {
-    if (old.mode != neu.mode)
-        throw std::invalid_argument(fmt::format("cannot compare a {} report with a {} report", mode_name(old.mode),
-                                                mode_name(neu.mode)));
-    if (old.mode == Mode::VmExit && old.isa != neu.isa)
-        throw std::invalid_argument(fmt::format("cannot compare {} exit reasons with {} ones", old.isa, neu.isa));
+std::vector<ReasonChange> compare(const Report& old_rep, const Report& new_rep) {
+    if (old_rep.mode != new_rep.mode)
+        throw std::invalid_argument(fmt::format("cannot compare a {} report with a {} report", mode_name(old_rep.mode),
+                                                mode_name(new_rep.mode)));
+    if (old_rep.mode == Mode::VmExit && old_rep.isa != new_rep.isa)
+        throw std::invalid_argument(fmt::format("cannot compare {} exit reasons with {} ones", old_rep.isa, new_rep.isa));
 
     using K = std::tuple<EventType, uint64_t, uint32_t>;
     std::map<K, std::pair<const Row*, const Row*>> keys;
-    for (const Row& r : old.rows) keys[{r.type, r.key, r.info}].first = &r;
-    for (const Row& r : neu.rows) keys[{r.type, r.key, r.info}].second = &r;
+    for (const Row& r : old_rep.rows) keys[{r.type, r.key, r.info}].first = &r;
+    for (const Row& r : new_rep.rows) keys[{r.type, r.key, r.info}].second = &r;
 
     std::vector<ReasonChange> out;
     for (const auto& [k, rows] : keys) {
@@ -60,13 +60,13 @@ std::vector<ReasonChange> compare(const Report& old, const Report& neu) {
         c.name = b ? b->name : a->name;
         if (a) {
             c.old_count = a->count;
-            c.old_share_pct = old.total_samples ? 100.0 * double(a->count) / double(old.total_samples) : 0;
+            c.old_share_pct = old_rep.total_samples ? 100.0 * double(a->count) / double(old_rep.total_samples) : 0;
             c.old_mean_ns = a->timed ? a->mean_ns : 0;
             c.old_p50_ns = a->p50_ns;
         }
         if (b) {
             c.new_count = b->count;
-            c.new_share_pct = neu.total_samples ? 100.0 * double(b->count) / double(neu.total_samples) : 0;
+            c.new_share_pct = new_rep.total_samples ? 100.0 * double(b->count) / double(new_rep.total_samples) : 0;
             c.new_mean_ns = b->timed ? b->mean_ns : 0;
             c.new_p50_ns = b->p50_ns;
         }

@@ -1,8 +1,9 @@
 #include "profile/exit_reasons.h"
 
-#include <array>
 #include <span>
 #include <fmt/format.h>
+
+#include "kvm/exit.h"
 
 namespace eb::profile {
 
@@ -159,17 +160,6 @@ constexpr Name kSvm[] = {
     {~0ull, "invalid_guest_state"},       // ... and sign-extended
 };
 
-// KVM_EXIT_* 0..40, as kvm_userspace_exit prints them.
-constexpr std::array<const char*, 41> kUserspace = {
-    "UNKNOWN",       "EXCEPTION",     "IO",           "HYPERCALL",      "DEBUG",         "HLT",
-    "MMIO",          "IRQ_WINDOW_OPEN", "SHUTDOWN",   "FAIL_ENTRY",     "INTR",          "SET_TPR",
-    "TPR_ACCESS",    "S390_SIEIC",    "S390_RESET",   "DCR",            "NMI",           "INTERNAL_ERROR",
-    "OSI",           "PAPR_HCALL",    "S390_UCONTROL", "WATCHDOG",      "S390_TSCH",     "EPR",
-    "SYSTEM_EVENT",  "S390_STSI",     "IOAPIC_EOI",   "HYPERV",         "ARM_NISV",      "X86_RDMSR",
-    "X86_WRMSR",     "DIRTY_RING_FULL", "AP_RESET_HOLD", "X86_BUS_LOCK", "XEN",          "RISCV_SBI",
-    "RISCV_CSR",     "NOTIFY",        "LOONGARCH_IOCSR", "MEMORY_FAULT", "TDX",
-};
-
 // Bits a VMX exit reason may carry above the basic reason.
 constexpr uint64_t kVmxFlagBits = 0x80000000u | 0x20000000u | 0x10000000u | 0x08000000u;
 
@@ -206,7 +196,8 @@ std::string exit_reason_name(std::string_view isa, uint64_t code) {
 }
 
 std::string userspace_exit_name(uint64_t reason) {
-    return reason < kUserspace.size() ? std::string(kUserspace[reason]) : hex(reason);
+    const char* name = kvm::exit_name(reason);
+    return name ? std::string(name) : hex(reason);
 }
 
 } // namespace eb::profile

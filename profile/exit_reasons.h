@@ -19,7 +19,8 @@ namespace eb::profile {
 // An unknown code is its hex number, e.g. "0x1234" - never a bare "UNKNOWN".
 std::string exit_reason_name(std::string_view isa, uint64_t code);
 
-// KVM_EXIT_* without the prefix ("IO", "MMIO", "X86_WRMSR"), else hex.
+// kvm_userspace_exit's reason: KVM_EXIT_* without the prefix ("IO", "MMIO",
+// "X86_WRMSR", from kvm/exit.h's table), else hex.
 std::string userspace_exit_name(uint64_t reason);
 
 } // namespace eb::profile

@@ -154,7 +154,7 @@ struct Recorder::Impl {
     }
 };
 
-Recorder::Recorder(RecordOptions opt) : impl_(new Impl) {
+Recorder::Recorder(RecordOptions opt) : impl_(std::make_unique<Impl>()) {
     impl_->opt = std::move(opt);
     auto& im = *impl_;
     const char* dir = tracefs_tracing_dir();
@@ -175,7 +175,8 @@ Recorder::Recorder(RecordOptions opt) : impl_(new Impl) {
     if (!im.inst) throw std::runtime_error("cannot create the ftrace instance " + name + ": " + std::strerror(errno));
 }
 
-Recorder::~Recorder() { delete impl_; }
+// Out of line: Impl is complete only here.
+Recorder::~Recorder() = default;
 
 void Recorder::start() {
     auto& im = *impl_;

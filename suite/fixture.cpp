@@ -21,20 +21,20 @@ public:
 
 class TestDev : public Fixture {
 public:
-    TestDev(Space s, Delivery d) : space_(s), delivery_(d) {}
+    TestDev(kvm::AddrSpace s, Delivery d) : space_(s), delivery_(d) {}
 
     void install(vmm::Machine& m) override {
-        bool pio = space_ == Space::Pio;
+        bool pio = space_ == kvm::AddrSpace::Pio;
         uint64_t addr = pio ? abi::kTestDevPort : abi::kTestDevMmio;
         // Writes that no ioeventfd takes still need a device.
         (pio ? m.pio() : m.mmio()).add("testdev", addr, pio ? 4 : 0x1000, vmm::write_sink());
         if (delivery_ == Delivery::ToUser) return;
         efd_.emplace();
-        uint64_t match = abi::kTestDevValue;
         bool dm = delivery_ == Delivery::DatamatchEventfd;
         // An MMIO wildcard is KVM's zero-length "fast MMIO" eventfd, as pci-testdev uses.
         uint32_t len = !pio && !dm ? 0 : 4;
-        m.vm().ioeventfd(efd_->fd(), addr, len, pio, dm ? &match : nullptr);
+        m.vm().ioeventfd(efd_->fd(), space_, addr, len,
+                         dm ? std::optional<uint64_t>(abi::kTestDevValue) : std::nullopt);
     }
 
     std::optional<Check> check(uint64_t writes) override {
@@ -44,7 +44,7 @@ public:
     }
 
 private:
-    Space space_;
+    kvm::AddrSpace space_;
     Delivery delivery_;
     std::optional<vmm::EventFd> efd_;
 };
@@ -111,7 +111,7 @@ FixtureFactory pm_timer_fixture() {
     return [] { return std::make_unique<PmTimer>(); };
 }
 
-FixtureFactory testdev_fixture(Space space, Delivery delivery) {
+FixtureFactory testdev_fixture(kvm::AddrSpace space, Delivery delivery) {
     return [=] { return std::make_unique<TestDev>(space, delivery); };
 }
 

@@ -26,7 +26,6 @@ public:
 };
 using FixtureFactory = std::function<std::unique_ptr<Fixture>()>;
 
-enum class Space { Mmio, Pio };
 enum class Delivery { ToUser, WildcardEventfd, DatamatchEventfd };
 
 FixtureFactory pm_timer_fixture();
@@ -37,6 +36,6 @@ FixtureFactory msr_filter_fixture();
 // A memslot at abi::kNpfRegion whose pages the host unmaps between batches.
 FixtureFactory npf_fixture();
 // The pci-testdev stand-in: writes exit to the VMM or are eaten by an ioeventfd.
-FixtureFactory testdev_fixture(Space space, Delivery delivery);
+FixtureFactory testdev_fixture(kvm::AddrSpace space, Delivery delivery);
 
 } // namespace eb::suite

@@ -1,6 +1,7 @@
 #include "suite/registry.h"
 
 #include "guest/abi.h"
+#include "guest/bodies/self_ipi_family.h"
 
 #include <algorithm>
 
@@ -8,9 +9,20 @@ namespace eb::suite {
 
 namespace {
 
-std::vector<TestSpec> base_tests();
+// The self-IPI family's variants, from the list the guest's bodies come from.
+struct SelfIpiVariant {
+    const char* suffix;
+    const char* window;
+    double max_exits;
+    bool lost_on_pvm;
+};
+constexpr SelfIpiVariant kSelfIpiVariants[] = {
+#define EB_SELF_IPI_VARIANT(suffix, window, max_exits, lost_on_pvm) {#suffix, window, max_exits, lost_on_pvm},
+    EB_SELF_IPI_VARIANTS(EB_SELF_IPI_VARIANT)
+#undef EB_SELF_IPI_VARIANT
+};
 
-// The ten self-IPI tests differ only in the window and how the IPI is sent.
+// The self-IPI tests differ only in the window and how the IPI is sent.
 void add_self_ipi_tests(std::vector<TestSpec>& out, bool x2) {
     const std::string prefix = x2 ? "x2apic_self_ipi_" : "self_ipi_";
     const std::string how = x2 ? "self-IPI via the x2APIC SELF_IPI MSR"
@@ -18,17 +30,7 @@ void add_self_ipi_tests(std::vector<TestSpec>& out, bool x2) {
     const std::string lost_here =
         "kvm_pvm injects interrupts only between emulation batches, so an interrupt is "
         "not taken in a one-instruction window";
-    struct Variant {
-        const char* suffix;
-        const char* window;
-        double max_exits;
-        bool lost_on_pvm;
-    };
-    for (auto v : {Variant{"sti_nop", "cli; IPI; sti; nop", 3, true},
-                   Variant{"sti_hlt", "cli; IPI; sti; hlt", 4, false},
-                   Variant{"tpr", "TPR=15; IPI; TPR=0; nop", 5, true},
-                   Variant{"tpr_sti_nop", "cli; TPR=15; IPI; TPR=0; sti; nop", 5, true},
-                   Variant{"tpr_sti_hlt", "cli; TPR=15; IPI; TPR=0; sti; hlt", 6, false}}) {
+    for (const auto& v : kSelfIpiVariants) {
         TestSpec t{.name = prefix + v.suffix,
                    .summary = how + ", taken in the window " + v.window,
                    .body = Body((prefix + v.suffix).c_str()),
@@ -43,18 +45,8 @@ void add_self_ipi_tests(std::vector<TestSpec>& out, bool x2) {
     }
 }
 
-std::vector<TestSpec> build() {
-    auto tests = base_tests();
-    // KUT's order: the self-IPI tests follow tscdeadline.
-    auto at = std::find_if(tests.begin(), tests.end(), [](const TestSpec& t) { return t.name == "ipi"; });
-    std::vector<TestSpec> ipis;
-    add_self_ipi_tests(ipis, false);
-    add_self_ipi_tests(ipis, true);
-    tests.insert(at, std::make_move_iterator(ipis.begin()), std::make_move_iterator(ipis.end()));
-    return tests;
-}
-
-std::vector<TestSpec> base_tests() {
+// vmexit.flat's tests up to tscdeadline, in its order.
+std::vector<TestSpec> kut_basic_tests() {
     const std::string no_cr8_exit =
         "with an in-kernel LAPIC, VMX's TPR shadow and SVM's CR8 handling usually let the guest "
         "access CR8 without an exit";
@@ -91,11 +83,17 @@ std::vector<TestSpec> base_tests() {
          .summary = "TSC-deadline timer armed for now; wait for its interrupt",
          .body = "tscdeadline_immed",
          .expect = kernel_exits(1).up_to(3).maybe_none("APICv can virtualize the EOI").with_irqs(1),
-         .needs = {cpuid_any({{"TSC_DEADLINE", 1, 2, 24}})}, .parallel = true},
+         .needs = {cpuid_any({cpuid::kTscDeadline})}, .parallel = true},
         {.name = "tscdeadline", .summary = "TSC-deadline timer armed 3000 cycles ahead; wait for it",
          .body = "tscdeadline",
          .expect = kernel_exits(1).up_to(3).maybe_none("APICv can virtualize the EOI").with_irqs(1),
-         .needs = {cpuid_any({{"TSC_DEADLINE", 1, 2, 24}})}, .parallel = true},
+         .needs = {cpuid_any({cpuid::kTscDeadline})}, .parallel = true},
+    };
+}
+
+// vmexit.flat's tests after the self-IPIs: IPIs, PLE, MSRs and CRs.
+std::vector<TestSpec> kut_ipi_msr_cr_tests() {
+    return {
         {.name = "ipi", .summary = "IPI to a halted vCPU 1 and wait for its acknowledgement",
          .body = "ipi", .expect = kernel_exits(1).up_to(3).maybe_none("IPI virtualization").with_irqs(1),
          .min_vcpus = 2},
@@ -111,15 +109,15 @@ std::vector<TestSpec> base_tests() {
          .expect = kernel_exits(1).maybe_none("VMX and SVM usually pass KERNEL_GS_BASE through"), .parallel = true},
         {.name = "wr_tsx_ctrl_msr", .summary = "WRMSR TSX_CTRL=0", .body = "wr_tsx_ctrl_msr",
          .expect = kernel_exits(1),
-         .needs = {cpuid_any({{"ARCH_CAPABILITIES", 7, 3, 29}})}, .parallel = true},
+         .needs = {cpuid_any({cpuid::kArchCapabilities})}, .parallel = true},
         {.name = "wr_ibrs_msr", .summary = "WRMSR SPEC_CTRL=1 then 0 (two writes per iteration)",
          .body = "wr_ibrs_msr",
          .expect = kernel_exits(2).maybe_none(
              "KVM stops intercepting SPEC_CTRL after the guest's first non-zero write"),
-         .needs = {cpuid_any({{"SPEC_CTRL", 7, 3, 26}})}, .parallel = true},
+         .needs = {cpuid_any({cpuid::kSpecCtrl})}, .parallel = true},
         {.name = "wr_ibpb_msr", .summary = "WRMSR PRED_CMD=IBPB", .body = "wr_ibpb_msr",
          .expect = kernel_exits(1).maybe_none("KVM passes PRED_CMD through once the guest has IBPB"),
-         .needs = {cpuid_any({{"SPEC_CTRL", 7, 3, 26}, {"AMD_IBPB", 0x80000008, 1, 12}})}, .parallel = true},
+         .needs = {cpuid_any({cpuid::kSpecCtrl, cpuid::kAmdIbpb})}, .parallel = true},
         {.name = "wr_tsc_adjust_msr", .summary = "WRMSR IA32_TSC_ADJUST=0", .body = "wr_tsc_adjust_msr",
          .expect = kernel_exits(1), .parallel = true},
         {.name = "rd_tsc_adjust_msr", .summary = "RDMSR IA32_TSC_ADJUST", .body = "rd_tsc_adjust_msr",
@@ -129,47 +127,59 @@ std::vector<TestSpec> base_tests() {
          .expect = kernel_exits(2).maybe_none("KVM lets the guest own CR0.WP with EPT/NPT (Linux 6.5+)"), .parallel = true},
         {.name = "toggle_cr4_pge", .summary = "CR4 ^= PGE, then restore (two writes, TLB flushes)",
          .body = "toggle_cr4_pge", .expect = kernel_exits(2), .parallel = true},
+    };
+}
+
+// vmexit.flat's pci-testdev tests: a write that exits to the VMM or is eaten
+// by an ioeventfd in KVM.
+std::vector<TestSpec> kut_testdev_tests() {
+    return {
         {.name = "mmio-no-eventfd:pci-mem", .summary = "32-bit MMIO write to a BAR-like window, to userspace",
          .body = "testdev_mmio_write", .expect = user_mmio_exits(1),
-         .fixture = testdev_fixture(Space::Mmio, Delivery::ToUser)},
+         .fixture = testdev_fixture(kvm::AddrSpace::Mmio, Delivery::ToUser)},
         {.name = "mmio-wildcard-eventfd:pci-mem",
          .summary = "the same write, eaten by a zero-length (fast MMIO) ioeventfd in KVM",
          .body = "testdev_mmio_write", .expect = kernel_exits(1),
          .needs = {capability(EB_CAP(IOEVENTFD)), capability(EB_CAP(IOEVENTFD_NO_LENGTH))},
-         .fixture = testdev_fixture(Space::Mmio, Delivery::WildcardEventfd)},
+         .fixture = testdev_fixture(kvm::AddrSpace::Mmio, Delivery::WildcardEventfd)},
         {.name = "mmio-datamatch-eventfd:pci-mem",
          .summary = "the same write, eaten by a 4-byte datamatch ioeventfd in KVM",
          .body = "testdev_mmio_write", .expect = kernel_exits(1),
          .needs = {capability(EB_CAP(IOEVENTFD))},
-         .fixture = testdev_fixture(Space::Mmio, Delivery::DatamatchEventfd)},
+         .fixture = testdev_fixture(kvm::AddrSpace::Mmio, Delivery::DatamatchEventfd)},
         {.name = "portio-no-eventfd:pci-io", .summary = "32-bit port write to a PIO window, to userspace",
          .body = "testdev_pio_write", .expect = user_io_exits(1),
-         .fixture = testdev_fixture(Space::Pio, Delivery::ToUser)},
+         .fixture = testdev_fixture(kvm::AddrSpace::Pio, Delivery::ToUser)},
         {.name = "portio-wildcard-eventfd:pci-io",
          .summary = "the same write, eaten by a 4-byte ioeventfd in KVM",
          .body = "testdev_pio_write", .expect = kernel_exits(1),
          .needs = {capability(EB_CAP(IOEVENTFD))},
-         .fixture = testdev_fixture(Space::Pio, Delivery::WildcardEventfd)},
+         .fixture = testdev_fixture(kvm::AddrSpace::Pio, Delivery::WildcardEventfd)},
         {.name = "portio-datamatch-eventfd:pci-io",
          .summary = "the same write, eaten by a datamatch ioeventfd in KVM",
          .body = "testdev_pio_write", .expect = kernel_exits(1),
          .needs = {capability(EB_CAP(IOEVENTFD))},
-         .fixture = testdev_fixture(Space::Pio, Delivery::DatamatchEventfd)},
-        // Beyond vmexit.flat.
+         .fixture = testdev_fixture(kvm::AddrSpace::Pio, Delivery::DatamatchEventfd)},
+    };
+}
+
+// Exits vmexit.flat does not measure.
+std::vector<TestSpec> beyond_kut_tests() {
+    return {
         {.name = "xsetbv", .summary = "XSETBV XCR0 (unchanged value)", .body = "xsetbv",
-         .expect = kernel_exits(1), .needs = {cpuid_any({{"XSAVE", 1, 2, 26}})}},
+         .expect = kernel_exits(1), .needs = {cpuid_any({cpuid::kXsave})}},
         {.name = "rdpmc", .summary = "RDPMC counter 0", .body = "rdpmc",
          .expect = kernel_exits(1).maybe_none("a passthrough (mediated) PMU does not intercept RDPMC")},
         {.name = "rdtscp", .summary = "RDTSCP: KVM does not intercept it; verify", .body = "rdtscp",
-         .expect = no_exit(), .needs = {cpuid_any({{"RDTSCP", 0x80000001, 3, 27}})}},
+         .expect = no_exit(), .needs = {cpuid_any({cpuid::kRdtscp})}},
         {.name = "invlpg", .summary = "INVLPG of one page", .body = "invlpg",
          .expect = kernel_exits(1).maybe_none("with EPT/NPT KVM does not intercept INVLPG")},
         {.name = "invpcid", .summary = "INVPCID type 2 (all contexts, globals too)", .body = "invpcid",
          .expect = kernel_exits(1).maybe_none("with EPT, VMX executes INVPCID without an exit"),
-         .needs = {cpuid_any({{"INVPCID", 7, 1, 10}})}},
+         .needs = {cpuid_any({cpuid::kInvpcid})}},
         {.name = "monitor_mwait", .summary = "MONITOR then MWAIT (KVM treats MWAIT as a NOP)",
          .body = "monitor_mwait", .expect = kernel_exits(2).maybe_none("MWAIT passthrough (disabled exits)"),
-         .needs = {cpuid_any({{"MONITOR", 1, 2, 3}})}},
+         .needs = {cpuid_any({cpuid::kMonitor})}},
         {.name = "pause", .summary = "a single PAUSE: no exit unless a loop trips pause-loop exiting",
          .body = "pause", .expect = no_exit()},
         {.name = "npf_first_touch",
@@ -181,7 +191,7 @@ std::vector<TestSpec> base_tests() {
         {.name = "hlt_wake", .summary = "HLT, woken by the TSC-deadline timer 2000 cycles later",
          .body = "hlt_wake",
          .expect = kernel_exits(2).up_to(4).maybe_none("APICv can virtualize the EOI").with_irqs(1),
-         .needs = {cpuid_any({{"TSC_DEADLINE", 1, 2, 24}})}},
+         .needs = {cpuid_any({cpuid::kTscDeadline})}},
         {.name = "irq_window",
          .summary = "self-IPI pending while IF=0; STI opens the interrupt window (irq_window_exits)",
          .body = "irq_window",
@@ -209,8 +219,12 @@ std::vector<TestSpec> base_tests() {
         {.name = "mmio_from_user",
          .summary = "32-bit MMIO read of a GPA with no memslot, answered by the VMM",
          .body = "mmio_from_user", .expect = user_mmio_exits(1)},
+    };
+}
 
-        // Self-tests of the harness: each misbehaves on purpose.
+// Self-tests of the harness: each misbehaves on purpose.
+std::vector<TestSpec> harness_selftests() {
+    return {
         {.name = "selftest_fault", .summary = "executes UD2: must come back as a reported #UD",
          .body = "selftest_fault", .expect = no_exit(), .internal = true},
         {.name = "selftest_hang", .summary = "spins forever: the watchdog must stop it",
@@ -221,6 +235,22 @@ std::vector<TestSpec> base_tests() {
         {.name = "selftest_fail", .summary = "its setup reports a failed check",
          .body = "selftest_fail", .expect = no_exit(), .internal = true},
     };
+}
+
+// The registry in KUT's order, our additions and the self-tests after it.
+std::vector<TestSpec> build() {
+    std::vector<TestSpec> tests;
+    auto append = [&](std::vector<TestSpec> more) {
+        tests.insert(tests.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+    };
+    append(kut_basic_tests());
+    add_self_ipi_tests(tests, false);
+    add_self_ipi_tests(tests, true);
+    append(kut_ipi_msr_cr_tests());
+    append(kut_testdev_tests());
+    append(beyond_kut_tests());
+    append(harness_selftests());
+    return tests;
 }
 
 } // namespace

@@ -25,65 +25,44 @@ constexpr double kIrqWaitSeconds = 0.02;
 
 vmm::Vendor guest_vendor(const std::vector<kvm_cpuid_entry2>& cpuid) {
     for (const auto& e : cpuid)
-        if (e.function == 0) {
-            char s[13];
-            std::memcpy(s, &e.ebx, 4);
-            std::memcpy(s + 4, &e.edx, 4);
-            std::memcpy(s + 8, &e.ecx, 4);
-            s[12] = 0;
-            return vmm::vendor_of(s);
-        }
+        if (e.function == 0) return vmm::vendor_of(vmm::cpuid_vendor_string(e.ebx, e.ecx, e.edx));
     return vmm::Vendor::Other;
 }
 
-struct KnobNames {
+// The knobs the run applied, to name what the guest read back.
+struct AppliedKnobs {
     const std::vector<MsrKnob>& msrs;
     const std::vector<vmm::CpuidEdit>& cpuid;
 };
 
-TestResult from_session(const TestSpec& t, Session& s, vmm::Machine& m, vmm::Backend backend,
-                        const KnobNames& knobs) {
-    TestResult r;
-    r.name = t.name;
-    r.vcpus = m.nr_vcpus();
-    r.iterations = s.iterations();
-    if (!s.samples().empty()) r.sessions.push_back({s.samples(), s.iterations()});
-    r.ipi_latency_cycles = s.ipi_latency();
-    r.per_exit_cycles = std::move(s.per_exit());
-    r.all_iterations = s.all_iterations();
-    if (const auto& st = s.guest_state()) {
-        r.guest_state.efer = st->efer;
-        for (size_t i = 0; i < knobs.msrs.size(); ++i) {
-            const auto& k = knobs.msrs[i];
-            r.guest_state.msrs[k.name] = st->msr[i];
-            if (st->msr[i] != k.value)
-                r.warnings.push_back(fmt::format("guest MSR {} ({:#x}): wrote {:#x}, reads back {:#x}",
-                                                 k.name, k.index, k.value, st->msr[i]));
-        }
-        for (size_t i = 0; i < knobs.cpuid.size(); ++i) {
-            const auto& f = knobs.cpuid[i].feature;
-            r.guest_state.cpuid[f.name] = (st->cpuid[i][f.reg] >> f.bit) & 1;
-        }
+// vCPU 0's view after the knobs; an MSR that did not keep its value is a warning.
+void record_guest_state(TestResult& r, const abi::GuestState& st, const AppliedKnobs& knobs) {
+    r.guest_state.efer = st.efer;
+    for (size_t i = 0; i < knobs.msrs.size(); ++i) {
+        const auto& k = knobs.msrs[i];
+        r.guest_state.msrs[k.name] = st.msr[i];
+        if (st.msr[i] != k.value)
+            r.warnings.push_back(fmt::format("guest MSR {} ({:#x}): wrote {:#x}, reads back {:#x}",
+                                             k.name, k.index, k.value, st.msr[i]));
     }
-    r.exits = check_exits(t.expect, s.observed(), backend);
-    if (uint64_t n = std::max(s.observed().all_iterations, s.observed().iterations))
-        r.irqs_per_iter = double(s.observed().irqs) / double(n);
-    if (const auto& kvm = s.observed().kvm; kvm && s.observed().iterations)
-        for (const auto& [k, v] : *kvm)
-            r.kvm_stats_per_iter[k] = double(v) / double(s.observed().iterations);
+    for (size_t i = 0; i < knobs.cpuid.size(); ++i) {
+        const auto& f = knobs.cpuid[i].feature;
+        r.guest_state.cpuid[f.name] = cpuid::has(f, st.cpuid[i]);
+    }
+}
 
+// The status: how vCPU 0's thread ended first, then how the session did.
+void set_status(TestResult& r, const TestSpec& t, const Session& s, vmm::Machine& m) {
     const auto& out = m.outcome(0);
-    switch (out.kind) {
-    case vmm::VcpuOutcome::Unexpected:
+    if (out.kind == vmm::VcpuOutcome::Unexpected) {
         r.status = Status::Failed;
         r.detail = "unexpected exit: " + out.detail + "; " + m.registers(0);
-        return r;
-    case vmm::VcpuOutcome::Error:
+        return;
+    }
+    if (out.kind == vmm::VcpuOutcome::Error) {
         r.status = Status::Error;
         r.detail = out.detail;
-        return r;
-    default:
-        break;
+        return;
     }
     switch (s.end()) {
     case Session::End::Done:
@@ -92,9 +71,8 @@ TestResult from_session(const TestSpec& t, Session& s, vmm::Machine& m, vmm::Bac
             r.detail = *lost;
             break;
         }
-        r.status = classify(t.expect, r.exits);
-        if (r.status == Status::NoExit && r.detail.empty())
-            r.detail = "no exit measured: " + t.expect.zero_why;
+        r.status = status_for(t.expect, r.exits);
+        if (r.status == Status::NoExit && r.detail.empty()) r.detail = "no exit measured: " + t.expect.zero_why;
         break;
     case Session::End::Exception:
         r.status = Status::Failed;
@@ -113,6 +91,26 @@ TestResult from_session(const TestSpec& t, Session& s, vmm::Machine& m, vmm::Bac
         r.detail = s.failure();
         break;
     }
+}
+
+TestResult from_session(const TestSpec& t, Session& s, vmm::Machine& m, vmm::Backend backend,
+                        const AppliedKnobs& knobs) {
+    TestResult r;
+    r.name = t.name;
+    r.vcpus = m.nr_vcpus();
+    r.iterations = s.iterations();
+    if (!s.samples().empty()) r.sessions.push_back({s.samples(), s.iterations()});
+    r.ipi_latency_cycles = s.ipi_latency();
+    r.per_exit_cycles = std::move(s.per_exit());
+    r.all_iterations = s.all_iterations();
+    if (const auto& st = s.guest_state()) record_guest_state(r, *st, knobs);
+    r.exits = check_exits(t.expect, s.observed(), backend);
+    if (uint64_t n = std::max(s.observed().all_iterations, s.observed().iterations))
+        r.irqs_per_iter = double(s.observed().irqs) / double(n);
+    if (const auto& kvm = s.observed().kvm; kvm && s.observed().iterations)
+        for (const auto& [k, v] : *kvm)
+            r.kvm_stats_per_iter[k] = double(v) / double(s.observed().iterations);
+    set_status(r, t, s, m);
     return r;
 }
 
@@ -136,9 +134,7 @@ HostContext probe_context(const kvm::System& sys) {
 }
 
 uint32_t resolve_apic_mode(const std::string& choice, const HostContext& h) {
-    bool has_x2 = false;
-    for (const auto& e : h.cpuid)
-        if (e.function == 1) has_x2 = (e.ecx >> 21) & 1;
+    bool has_x2 = vmm::cpuid_bit(h.cpuid, cpuid::kX2apic);
     if (choice == "xapic") return abi::kXapic;
     if (choice == "x2apic") {
         if (!has_x2) throw std::invalid_argument("--apic x2apic: KVM does not offer x2APIC to guests here");
@@ -149,10 +145,9 @@ uint32_t resolve_apic_mode(const std::string& choice, const HostContext& h) {
 }
 
 Runner::Runner(const kvm::System& sys, const vmm::GuestImage& image, HostContext host,
-               RunSettings settings, double tsc_mhz)
-    : sys_(sys), image_(image), host_(std::move(host)), settings_(settings), tsc_mhz_(tsc_mhz) {
-    if (!settings_.cpuid_edits.empty()) cpuid_edits_ = vmm::parse_cpuid_edits(settings_.cpuid_edits);
-}
+               RunSettings settings, double tsc_mhz, std::vector<vmm::CpuidEdit> cpuid_edits)
+    : sys_(sys), image_(image), host_(std::move(host)), settings_(settings), tsc_mhz_(tsc_mhz),
+      cpuid_edits_(std::move(cpuid_edits)) {}
 
 TestResult Runner::run(const TestSpec& t, const std::atomic<bool>& interrupt) const {
     TestResult r;
@@ -171,60 +166,7 @@ TestResult Runner::run(const TestSpec& t, const std::atomic<bool>& interrupt) co
     }
     int64_t t0 = monotonic_ns();
     try {
-        vmm::MachineConfig cfg;
-        cfg.batch = body->batch;
-        cfg.setup = body->setup;
-        if (settings_.per_exit) cfg.per_exit = body->per_exit;
-        cfg.vcpus = std::max(settings_.smp, t.min_vcpus);
-        cfg.pin = pins(cfg.vcpus);
-        cfg.apic_mode = host_.apic_mode;
-        cfg.parallel = t.parallel;
-        cfg.irq_wait_cycles = static_cast<uint64_t>(kIrqWaitSeconds * tsc_mhz_ * 1e6);
-        cfg.cpuid = host_.cpuid;
-        if (settings_.guest_efer.nx) cfg.cpu.efer_nx = *settings_.guest_efer.nx;
-        if (settings_.guest_efer.sce) cfg.cpu.efer_sce = *settings_.guest_efer.sce;
-        for (const auto& k : settings_.guest_msrs) cfg.msr_knobs.emplace_back(k.index, k.value);
-        for (const auto& e : cpuid_edits_) cfg.cpuid_probes.emplace_back(e.feature.leaf, e.feature.sub);
-        vmm::Machine m(sys_, image_, cfg);
-        vmm::install_test_devices(m);
-        std::unique_ptr<Fixture> fixture = t.fixture ? t.fixture() : nullptr;
-        if (fixture) fixture->install(m);
-        Session s(m, settings_, tsc_mhz_, t.parallel ? cfg.vcpus : 1, fixture.get(), t.max_iterations);
-        m.pio().add("ucall", abi::kUcallPort, 4, [&s](const vmm::Access& a) { return s.on_ucall(a); });
-
-        const int64_t budget_ns = static_cast<int64_t>(
-            std::max(settings_.watchdog_s, 4 * settings_.time_goal_s) * 1e9);
-        m.start();
-        std::optional<Status> stopped;
-        while (!m.wait(std::chrono::milliseconds(10))) {
-            if (interrupt.load()) {
-                stopped = Status::Interrupted;
-                break;
-            }
-            if (monotonic_ns() - s.last_progress_ns() > budget_ns) {
-                stopped = Status::Hung;
-                break;
-            }
-        }
-        m.stop();
-        if (stopped) {
-            r = from_session(t, s, m, host_.backend, {settings_.guest_msrs, cpuid_edits_});
-            r.status = *stopped;
-            r.detail = *stopped == Status::Hung
-                           ? fmt::format("no guest progress for {:.1f} s; stopped by the watchdog; {}",
-                                         budget_ns / 1e9, m.registers(0))
-                           : "interrupted by the user";
-        } else {
-            r = from_session(t, s, m, host_.backend, {settings_.guest_msrs, cpuid_edits_});
-            if (fixture && !is_failure(r.status) && r.status != Status::Skipped)
-                if (auto c = fixture->check(s.all_iterations())) {
-                    r.host_checks.push_back(c->what);
-                    if (!c->ok) {
-                        r.status = Status::Mismatch;
-                        r.detail = c->what;
-                    }
-                }
-        }
+        r = measure(t, *body, interrupt);
     } catch (const std::exception& e) {
         r.status = Status::Error;
         r.detail = e.what();
@@ -234,6 +176,75 @@ TestResult Runner::run(const TestSpec& t, const std::atomic<bool>& interrupt) co
     r.start_ns = t0;
     r.end_ns = monotonic_ns();
     r.wall_seconds = (r.end_ns - t0) / 1e9;
+    return r;
+}
+
+vmm::MachineConfig Runner::machine_config(const TestSpec& t, const abi::BodyEntry& body) const {
+    vmm::MachineConfig cfg;
+    cfg.batch = body.batch;
+    cfg.setup = body.setup;
+    if (settings_.per_exit) cfg.per_exit = body.per_exit;
+    cfg.vcpus = std::max(settings_.smp, t.min_vcpus);
+    cfg.pin = pins(cfg.vcpus);
+    cfg.apic_mode = host_.apic_mode;
+    cfg.parallel = t.parallel;
+    cfg.irq_wait_cycles = static_cast<uint64_t>(kIrqWaitSeconds * tsc_mhz_ * 1e6);
+    cfg.cpuid = host_.cpuid;
+    if (settings_.guest_efer.nx) cfg.cpu.efer_nx = *settings_.guest_efer.nx;
+    if (settings_.guest_efer.sce) cfg.cpu.efer_sce = *settings_.guest_efer.sce;
+    for (const auto& k : settings_.guest_msrs) cfg.msr_knobs.emplace_back(k.index, k.value);
+    for (const auto& e : cpuid_edits_) cfg.cpuid_probes.emplace_back(e.feature.leaf, e.feature.sub);
+    return cfg;
+}
+
+// Waits for vCPU 0 to finish; Interrupted or Hung when it had to be stopped.
+std::optional<Status> Runner::watch(vmm::Machine& m, const Session& s, const std::atomic<bool>& interrupt,
+                                    int64_t budget_ns) const {
+    m.start();
+    std::optional<Status> stopped;
+    while (!m.wait(std::chrono::milliseconds(10))) {
+        if (interrupt.load()) {
+            stopped = Status::Interrupted;
+            break;
+        }
+        if (monotonic_ns() - s.last_progress_ns() > budget_ns) {
+            stopped = Status::Hung;
+            break;
+        }
+    }
+    m.stop();
+    return stopped;
+}
+
+TestResult Runner::measure(const TestSpec& t, const abi::BodyEntry& body, const std::atomic<bool>& interrupt) const {
+    auto cfg = machine_config(t, body);
+    vmm::Machine m(sys_, image_, cfg);
+    vmm::install_test_devices(m);
+    std::unique_ptr<Fixture> fixture = t.fixture ? t.fixture() : nullptr;
+    if (fixture) fixture->install(m);
+    MachineExecutor exec(m);
+    Session s(exec, settings_, tsc_mhz_, t.parallel ? cfg.vcpus : 1, fixture.get(), t.max_iterations);
+    m.pio().add(abi::kUcallDevice, abi::kUcallPort, 4, [&s](const vmm::Access& a) { return s.on_ucall(a); });
+
+    const int64_t budget_ns =
+        static_cast<int64_t>(std::max(settings_.watchdog_s, 4 * settings_.time_goal_s) * 1e9);
+    auto stopped = watch(m, s, interrupt, budget_ns);
+    TestResult r = from_session(t, s, m, host_.backend, {settings_.guest_msrs, cpuid_edits_});
+    if (stopped) {
+        r.status = *stopped;
+        r.detail = *stopped == Status::Hung
+                       ? fmt::format("no guest progress for {:.1f} s; stopped by the watchdog; {}",
+                                     budget_ns / 1e9, m.registers(0))
+                       : "interrupted by the user";
+    } else if (fixture && !is_failure(r.status) && r.status != Status::Skipped) {
+        if (auto c = fixture->check(s.all_iterations())) {
+            r.host_checks.push_back(c->what);
+            if (!c->ok) {
+                r.status = Status::Mismatch;
+                r.detail = c->what;
+            }
+        }
+    }
     return r;
 }
 

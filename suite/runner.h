@@ -4,11 +4,14 @@
 #include <functional>
 #include <vector>
 
+#include "guest/abi.h"
 #include "kvm/system.h"
 #include "suite/result.h"
+#include "suite/session.h"
 #include "suite/spec.h"
 #include "vmm/cpuid_features.h"
 #include "vmm/image.h"
+#include "vmm/machine.h"
 
 namespace eb::suite {
 
@@ -20,8 +23,10 @@ uint32_t resolve_apic_mode(const std::string& choice, const HostContext& h);
 
 class Runner {
 public:
+    // `cpuid_edits`: settings.cpuid_edits as parsed; the guest reports back
+    // the bits they name.
     Runner(const kvm::System& sys, const vmm::GuestImage& image, HostContext host,
-           RunSettings settings, double tsc_mhz);
+           RunSettings settings, double tsc_mhz, std::vector<vmm::CpuidEdit> cpuid_edits = {});
 
     TestResult run(const TestSpec& t, const std::atomic<bool>& interrupt) const;
 
@@ -33,6 +38,11 @@ public:
                                     const std::function<void(const TestResult&)>& done) const;
 
 private:
+    // One test in a fresh VM; throws what setting it up throws.
+    TestResult measure(const TestSpec& t, const abi::BodyEntry& body, const std::atomic<bool>& interrupt) const;
+    vmm::MachineConfig machine_config(const TestSpec& t, const abi::BodyEntry& body) const;
+    std::optional<Status> watch(vmm::Machine& m, const Session& s, const std::atomic<bool>& interrupt,
+                                int64_t budget_ns) const;
     std::vector<int> pins(uint32_t vcpus) const;
 
     const kvm::System& sys_;

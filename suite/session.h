@@ -1,5 +1,7 @@
 // The host side of one test's guest protocol: answers ucalls, sizes batches,
 // and snapshots counters around every measured batch. Runs on the vCPU thread.
+// It sees the machine only through an Executor, so unit tests drive it with a
+// fake one.
 #pragma once
 #include <atomic>
 #include <chrono>
@@ -10,18 +12,18 @@
 #include <vector>
 
 #include "guest/abi.h"
-#include "kvm/stats.h"
+#include "suite/executor.h"
 #include "suite/fixture.h"
 #include "suite/result.h"
 #include "suite/verify.h"
-#include "vmm/machine.h"
+#include "vmm/io_bus.h"
 
 namespace eb::suite {
 
 class Session {
 public:
     // `body_vcpus`: how many vCPUs run each batch (all of them for parallel tests).
-    Session(vmm::Machine& m, const RunSettings& s, double tsc_mhz, uint32_t body_vcpus = 1,
+    Session(Executor& x, const RunSettings& s, double tsc_mhz, uint32_t body_vcpus = 1,
             Fixture* fixture = nullptr, uint64_t max_iterations = 0);
 
     vmm::Action on_ucall(const vmm::Access& a);
@@ -44,22 +46,21 @@ public:
 
 private:
     struct Snapshot {
-        std::vector<uint64_t> stats;
-        uint64_t user_io = 0, user_mmio = 0;
-        uint64_t irqs = 0, ipi_lat_sum = 0, ipi_lat_count = 0;  // all vCPUs
-        uint64_t hypercall = 0, msr = 0;
+        HostCounters host;
+        uint64_t irqs = 0, ipi_lat_sum = 0, ipi_lat_count = 0;  // all vCPUs' mailboxes
     };
     Snapshot snapshot() const;
     void accumulate(const Snapshot& from, const Snapshot& to);
+    // Each returns Stop when the session has ended.
+    vmm::Action on_batch_done(const abi::Mailbox& mb);
+    vmm::Action stop(End why, std::string failure);
 
-    vmm::Machine& m_;
+    Executor& x_;
     RunSettings settings_;
     double goal_ticks_;
     uint32_t body_vcpus_;
     Fixture* fixture_;
     uint64_t max_n_;
-    std::optional<kvm::StatsFd> stats_;
-    std::vector<std::pair<std::string, size_t>> tracked_;
     std::atomic<int64_t> last_progress_;
     bool measuring_ = false;
     uint64_t n_ = 0;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "guest/abi.h"
+#include "vmm/cpuid_features.h"
 
 namespace eb::suite {
 
@@ -59,16 +60,12 @@ Requirement capability(kvm::Cap cap) {
             }};
 }
 
-Requirement cpuid_any(std::vector<CpuidBit> bits) {
+Requirement cpuid_any(std::vector<cpuid::Feature> features) {
     std::string what;
-    for (const auto& b : bits) what += (what.empty() ? "" : " or ") + std::string(b.name);
-    return {"CPUID " + what, [bits, what](const HostContext& h) -> std::optional<std::string> {
-                for (const auto& b : bits)
-                    for (const auto& e : h.cpuid)
-                        if (e.function == b.leaf && e.index == 0) {
-                            uint32_t v = b.reg == 0 ? e.eax : b.reg == 1 ? e.ebx : b.reg == 2 ? e.ecx : e.edx;
-                            if ((v >> b.bit) & 1) return std::nullopt;
-                        }
+    for (const auto& f : features) what += (what.empty() ? "" : " or ") + vmm::cpuid_macro_name(f);
+    return {"CPUID " + what, [features, what](const HostContext& h) -> std::optional<std::string> {
+                for (const auto& f : features)
+                    if (vmm::cpuid_bit(h.cpuid, f)) return std::nullopt;
                 return "KVM does not offer CPUID " + what + " to guests";
             }};
 }

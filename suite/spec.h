@@ -7,6 +7,7 @@
 
 #include <linux/kvm.h>
 
+#include "guest/cpuid_bits.h"
 #include "kvm/system.h"
 #include "suite/fixture.h"
 #include "vmm/host.h"
@@ -106,14 +107,8 @@ struct TestSpec {
 Requirement known_vendor();
 Requirement capability(kvm::Cap cap);
 
-// A CPUID bit in KVM's supported table; reg 0..3 = eax, ebx, ecx, edx.
-struct CpuidBit {
-    const char* name;
-    uint32_t leaf;
-    int reg, bit;
-};
-// Met when KVM supports any of `bits`. The guest re-checks what it really sees.
-Requirement cpuid_any(std::vector<CpuidBit> bits);
+// Met when KVM supports any of `features`. The guest re-checks what it really sees.
+Requirement cpuid_any(std::vector<cpuid::Feature> features);
 Requirement invd_opt_in();
 Requirement x2apic_mode();
 

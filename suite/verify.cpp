@@ -63,7 +63,7 @@ ExitCheck check_exits(const Expect& e, const Observed& o, vmm::Backend backend) 
     return c;
 }
 
-Status classify(const Expect& e, const ExitCheck& c) {
+Status status_for(const Expect& e, const ExitCheck& c) {
     if (!c.measured) return Status::Unverified;
     double m = *c.measured, lo = e.per_iter, hi = std::max(e.per_iter, e.max_per_iter);
     double tol = std::max(0.02, 0.1 * hi);

@@ -23,7 +23,8 @@ struct Observed {
 };
 
 ExitCheck check_exits(const Expect& e, const Observed& o, vmm::Backend backend);
-Status classify(const Expect& e, const ExitCheck& c);
+// The status a finished run earns from its exit check.
+Status status_for(const Expect& e, const ExitCheck& c);
 // nullopt when the guest handled the interrupts it should have; else why not.
 std::optional<std::string> check_irqs(const Expect& e, const Observed& o);
 

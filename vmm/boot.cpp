@@ -1,6 +1,7 @@
 #include "vmm/boot.h"
 
 #include "guest/abi.h"
+#include "vmm/cpuid_features.h"
 
 namespace eb::vmm {
 
@@ -119,9 +120,8 @@ kvm_regs entry_regs(const GuestImage& image, uint32_t vcpu) {
 
 std::vector<kvm_cpuid_entry2> guest_cpuid(const kvm::System& sys) {
     auto table = sys.supported_cpuid();
-    if (sys.has(EB_CAP(TSC_DEADLINE_TIMER)))
-        for (auto& e : table)
-            if (e.function == 1) e.ecx |= 1u << 24;
+    // KVM emulates the TSC-deadline timer but leaves the bit to the VMM.
+    if (sys.has(EB_CAP(TSC_DEADLINE_TIMER))) set_cpuid_bit(table, cpuid::kTscDeadline, true);
     return table;
 }
 

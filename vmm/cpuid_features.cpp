@@ -1,61 +1,64 @@
 #include "vmm/cpuid_features.h"
 
+#include <cctype>
 #include <sstream>
 #include <stdexcept>
 
 namespace eb::vmm {
 
-const std::vector<CpuidFeature>& cpuid_features() {
-    static const std::vector<CpuidFeature> f = {
-        {"monitor", 1, 0, 2, 3},        {"pcid", 1, 0, 2, 17},
-        {"x2apic", 1, 0, 2, 21},        {"tsc-deadline", 1, 0, 2, 24},
-        {"xsave", 1, 0, 2, 26},         {"hypervisor", 1, 0, 2, 31},
-        {"hle", 7, 0, 1, 4},            {"invpcid", 7, 0, 1, 10},
-        {"rtm", 7, 0, 1, 11},           {"rdpid", 7, 0, 2, 22},
-        {"md-clear", 7, 0, 3, 10},      {"spec-ctrl", 7, 0, 3, 26},
-        {"stibp", 7, 0, 3, 27},         {"arch-capabilities", 7, 0, 3, 29},
-        {"ssbd", 7, 0, 3, 31},          {"bhi-ctrl", 7, 2, 3, 4},
-        {"nx", 0x80000001, 0, 3, 20},   {"rdtscp", 0x80000001, 0, 3, 27},
-        {"amd-ibpb", 0x80000008, 0, 1, 12}, {"amd-ibrs", 0x80000008, 0, 1, 14},
-    };
-    return f;
-}
-
-std::optional<CpuidFeature> find_cpuid_feature(const std::string& name) {
+std::optional<cpuid::Feature> find_cpuid_feature(const std::string& name) {
     std::string n = name;
     for (auto& c : n)
         if (c == '_') c = '-';
-    for (const auto& f : cpuid_features())
+    for (const auto& f : cpuid::kAll)
         if (n == f.name) return f;
     return std::nullopt;
 }
 
 namespace {
-uint32_t* reg_of(kvm_cpuid_entry2& e, int reg) {
-    return reg == 0 ? &e.eax : reg == 1 ? &e.ebx : reg == 2 ? &e.ecx : &e.edx;
+// The one register switch, for const and mutable entries alike.
+template <class Entry>
+auto& reg_of(Entry& e, cpuid::Reg reg) {
+    switch (reg) {
+    case cpuid::kEax: return e.eax;
+    case cpuid::kEbx: return e.ebx;
+    case cpuid::kEcx: return e.ecx;
+    case cpuid::kEdx: break;
+    }
+    return e.edx;
 }
-kvm_cpuid_entry2* entry(std::vector<kvm_cpuid_entry2>& t, const CpuidFeature& f) {
-    for (auto& e : t)
+} // namespace
+
+uint32_t& cpuid_reg(kvm_cpuid_entry2& e, cpuid::Reg reg) { return reg_of(e, reg); }
+uint32_t cpuid_reg(const kvm_cpuid_entry2& e, cpuid::Reg reg) { return reg_of(e, reg); }
+
+namespace {
+const kvm_cpuid_entry2* entry(const std::vector<kvm_cpuid_entry2>& t, const cpuid::Feature& f) {
+    for (const auto& e : t)
         if (e.function == f.leaf && e.index == f.sub) return &e;
     return nullptr;
 }
 } // namespace
 
-bool cpuid_bit(const std::vector<kvm_cpuid_entry2>& table, const CpuidFeature& f) {
-    for (const auto& e : table)
+bool cpuid_bit(const std::vector<kvm_cpuid_entry2>& table, const cpuid::Feature& f) {
+    const auto* e = entry(table, f);
+    return e && ((cpuid_reg(*e, f.reg) >> f.bit) & 1);
+}
+
+bool set_cpuid_bit(std::vector<kvm_cpuid_entry2>& table, const cpuid::Feature& f, bool on) {
+    for (auto& e : table)
         if (e.function == f.leaf && e.index == f.sub) {
-            uint32_t v = f.reg == 0 ? e.eax : f.reg == 1 ? e.ebx : f.reg == 2 ? e.ecx : e.edx;
-            return (v >> f.bit) & 1;
+            uint32_t& r = cpuid_reg(e, f.reg);
+            r = on ? (r | (1u << f.bit)) : (r & ~(1u << f.bit));
+            return true;
         }
     return false;
 }
 
-bool set_cpuid_bit(std::vector<kvm_cpuid_entry2>& table, const CpuidFeature& f, bool on) {
-    auto* e = entry(table, f);
-    if (!e) return false;
-    uint32_t* r = reg_of(*e, f.reg);
-    *r = on ? (*r | (1u << f.bit)) : (*r & ~(1u << f.bit));
-    return true;
+std::string cpuid_macro_name(const cpuid::Feature& f) {
+    std::string n = f.name;
+    for (auto& c : n) c = c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return n;
 }
 
 std::vector<CpuidEdit> parse_cpuid_edits(const std::string& spec) {
@@ -78,7 +81,7 @@ std::vector<CpuidEdit> parse_cpuid_edits(const std::string& spec) {
         auto f = find_cpuid_feature(name);
         if (!f) {
             std::string names;
-            for (const auto& k : cpuid_features()) names += std::string(names.empty() ? "" : ", ") + k.name;
+            for (const auto& k : cpuid::kAll) names += std::string(names.empty() ? "" : ", ") + k.name;
             throw std::invalid_argument("--cpuid: unknown feature '" + name + "' (known: " + names + ")");
         }
         out.push_back({*f, on});

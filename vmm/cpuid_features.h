@@ -1,4 +1,5 @@
-// CPUID feature bits by name, for --cpuid +name/-name.
+// CPUID feature bits (guest/cpuid_bits.h) in KVM's CPUID tables, and the
+// --cpuid edits of them.
 #pragma once
 #include <optional>
 #include <string>
@@ -6,23 +7,23 @@
 
 #include <linux/kvm.h>
 
+#include "guest/cpuid_bits.h"
+
 namespace eb::vmm {
 
-struct CpuidFeature {
-    const char* name;
-    uint32_t leaf, sub;
-    int reg;  // 0..3 = eax, ebx, ecx, edx
-    int bit;
-};
-
-const std::vector<CpuidFeature>& cpuid_features();
-std::optional<CpuidFeature> find_cpuid_feature(const std::string& name);
-bool cpuid_bit(const std::vector<kvm_cpuid_entry2>& table, const CpuidFeature& f);
+std::optional<cpuid::Feature> find_cpuid_feature(const std::string& name);
+// The feature's register in a table entry.
+uint32_t& cpuid_reg(kvm_cpuid_entry2& e, cpuid::Reg reg);
+uint32_t cpuid_reg(const kvm_cpuid_entry2& e, cpuid::Reg reg);
+// False also when the table lacks the leaf.
+bool cpuid_bit(const std::vector<kvm_cpuid_entry2>& table, const cpuid::Feature& f);
 // Sets or clears a bit; false if the table has no such leaf.
-bool set_cpuid_bit(std::vector<kvm_cpuid_entry2>& table, const CpuidFeature& f, bool on);
+bool set_cpuid_bit(std::vector<kvm_cpuid_entry2>& table, const cpuid::Feature& f, bool on);
+// "TSC_DEADLINE" for "tsc-deadline": the spelling of the SDM and of messages.
+std::string cpuid_macro_name(const cpuid::Feature& f);
 
 struct CpuidEdit {
-    CpuidFeature feature;
+    cpuid::Feature feature;
     bool on;
 };
 // "+x2apic,-rtm": throws std::invalid_argument naming the bad item.

@@ -48,6 +48,14 @@ Vendor vendor_of(const std::string& v) {
     return Vendor::Other;
 }
 
+std::string cpuid_vendor_string(uint32_t ebx, uint32_t ecx, uint32_t edx) {
+    char s[12];
+    std::memcpy(s, &ebx, 4);
+    std::memcpy(s + 4, &edx, 4);
+    std::memcpy(s + 8, &ecx, 4);
+    return {s, strnlen(s, sizeof s)};
+}
+
 double calibrate_tsc_mhz(double seconds) {
     auto now_ns = [] {
         timespec ts;
@@ -78,12 +86,7 @@ std::string cpu_model() {
 std::string cpu_vendor() {
     unsigned a, b, c, d;
     if (!__get_cpuid(0, &a, &b, &c, &d)) return "unknown";
-    char s[13];
-    std::memcpy(s, &b, 4);
-    std::memcpy(s + 4, &d, 4);
-    std::memcpy(s + 8, &c, 4);
-    s[12] = 0;
-    return s;
+    return cpuid_vendor_string(b, c, d);
 }
 
 } // namespace

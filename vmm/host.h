@@ -31,6 +31,8 @@ struct HostFacts {
 };
 
 Vendor vendor_of(const std::string& cpuid_vendor);
+// CPUID leaf 0's vendor string ("GenuineIntel"), spelled by EBX, EDX, ECX.
+std::string cpuid_vendor_string(uint32_t ebx, uint32_t ecx, uint32_t edx);
 
 // `kvm_tsc_khz` is KVM_GET_TSC_KHZ of a vCPU, when available.
 HostFacts probe_host(std::optional<uint64_t> kvm_tsc_khz);

@@ -1,4 +1,4 @@
-// The embedded guest image and the test bodies it exports.
+// The embedded guest image and the bodies it exports.
 #pragma once
 #include <cstdint>
 #include <map>

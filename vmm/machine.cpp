@@ -9,7 +9,8 @@
 
 #include "guest/abi.h"
 #include "kvm/error.h"
-#include "vmm/exit_names.h"
+#include "kvm/exit.h"
+#include "vmm/cpuid_features.h"
 
 namespace eb::vmm {
 
@@ -29,13 +30,10 @@ void install_kick_handler() {
     });
 }
 
-bool cpuid_has(const std::vector<kvm_cpuid_entry2>& t, uint32_t fn, int reg, int bit) {
-    for (const auto& e : t) {
-        if (e.function != fn) continue;
-        uint32_t v = reg == 0 ? e.eax : reg == 1 ? e.ebx : reg == 2 ? e.ecx : e.edx;
-        return (v >> bit) & 1;
-    }
-    return false;
+// "KVM_EXIT_HLT", or the number of a reason the table does not know.
+std::string kvm_exit_label(uint32_t reason) {
+    const char* name = kvm::exit_name(reason);
+    return name ? std::string("KVM_EXIT_") + name : "KVM exit reason " + std::to_string(reason);
 }
 
 } // namespace
@@ -46,7 +44,7 @@ void check_host(const kvm::System& sys) {
 }
 
 Machine::Machine(const kvm::System& sys, const GuestImage& image, const MachineConfig& cfg)
-    : sys_(sys), vm_(sys.create_vm()), mem_(abi::kRamBytes), pin_(cfg.pin) {
+    : vm_(sys.create_vm()), mem_(abi::kRamBytes), pin_(cfg.pin) {
     if (cfg.vcpus == 0 || cfg.vcpus > abi::kMaxVcpus)
         throw std::invalid_argument(fmt::format("vCPU count must be 1..{}", abi::kMaxVcpus));
     check_host(sys);
@@ -66,8 +64,9 @@ Machine::Machine(const kvm::System& sys, const GuestImage& image, const MachineC
     boot->parallel = cfg.parallel;
     boot->irq_wait_cycles = cfg.irq_wait_cycles;
     boot->per_exit = cfg.per_exit;
-    if (cfg.msr_knobs.size() > std::size(boot->msr_knobs) || cfg.cpuid_probes.size() > std::size(boot->cpuid_probes))
-        throw std::invalid_argument("at most 8 guest MSR knobs and 8 CPUID probes");
+    if (cfg.msr_knobs.size() > abi::kMaxKnobs || cfg.cpuid_probes.size() > abi::kMaxKnobs)
+        throw std::invalid_argument(fmt::format("at most {} guest MSR knobs and {} CPUID probes",
+                                                abi::kMaxKnobs, abi::kMaxKnobs));
     boot->nr_msr_knobs = static_cast<uint32_t>(cfg.msr_knobs.size());
     for (size_t i = 0; i < cfg.msr_knobs.size(); ++i)
         boot->msr_knobs[i] = {cfg.msr_knobs[i].first, 0, cfg.msr_knobs[i].second};
@@ -77,7 +76,7 @@ Machine::Machine(const kvm::System& sys, const GuestImage& image, const MachineC
 
     auto supported = cfg.cpuid.empty() ? guest_cpuid(sys) : cfg.cpuid;
     GuestCpuState st = cfg.cpu;
-    st.efer_nx = st.efer_nx && cpuid_has(supported, 0x80000001, 3, 20);
+    st.efer_nx = st.efer_nx && cpuid_bit(supported, cpuid::kNx);
     vcpus_.reserve(cfg.vcpus);
     for (uint32_t i = 0; i < cfg.vcpus; ++i) {
         auto* mb = mem_.at<abi::Mailbox>(abi::mailbox_gpa(i));
@@ -120,7 +119,7 @@ void Machine::stop() {
     };
     while (!all_ended(std::chrono::milliseconds(0))) {
         for (uint32_t i = 0; i < threads_.size(); ++i) {
-            vcpus_[i].run_struct()->immediate_exit = 1;
+            vcpus_[i].set_immediate_exit();
             pthread_kill(threads_[i].native_handle(), kKickSignal);
         }
         if (all_ended(std::chrono::milliseconds(50))) break;
@@ -146,8 +145,7 @@ void Machine::vcpu_loop(uint32_t i) {
                 out.kind = VcpuOutcome::Kicked;
                 break;
             }
-            if (!v.run()) continue;
-            if (dispatch(i, v.run_struct()) == Action::Stop) {
+            if (dispatch(i, v.run()) == Action::Stop) {
                 if (out.kind == VcpuOutcome::Running) out.kind = VcpuOutcome::Stopped;
                 break;
             }
@@ -162,60 +160,78 @@ void Machine::vcpu_loop(uint32_t i) {
     cv_.notify_all();
 }
 
-Action Machine::dispatch(uint32_t i, kvm_run* run) {
-    auto unexpected = [&](std::string what) {
-        outcomes_[i].kind = VcpuOutcome::Unexpected;
-        outcomes_[i].detail = std::move(what);
-        return Action::Stop;
-    };
-    switch (run->exit_reason) {
-    case KVM_EXIT_IO: {
-        auto* data = reinterpret_cast<uint8_t*>(run) + run->io.data_offset;
-        bool write = run->io.direction == KVM_EXIT_IO_OUT;
-        auto* r = pio_.find(run->io.port);
-        if (!r)
-            return unexpected(fmt::format("KVM_EXIT_IO {} port {:#x} size {} with no device",
-                                          write ? "out" : "in", run->io.port, run->io.size));
-        // One exit, whatever the string count: hits count exits, not elements.
-        r->hits.fetch_add(1, std::memory_order_relaxed);
-        Action a = Action::Resume;
-        for (uint32_t k = 0; k < run->io.count && a == Action::Resume; ++k)
-            a = r->handler({i, run->io.port, write, {data + k * run->io.size, run->io.size}});
-        return a;
-    }
-    case KVM_EXIT_MMIO: {
-        auto* r = mmio_.find(run->mmio.phys_addr);
-        if (!r)
-            return unexpected(fmt::format("KVM_EXIT_MMIO {} {:#x} len {} with no device",
-                                          run->mmio.is_write ? "write" : "read",
-                                          run->mmio.phys_addr, run->mmio.len));
-        r->hits.fetch_add(1, std::memory_order_relaxed);
-        return r->handler({i, run->mmio.phys_addr, run->mmio.is_write != 0,
-                           {run->mmio.data, std::min<uint32_t>(run->mmio.len, 8)}});
-    }
-    case KVM_EXIT_HYPERCALL:  // only those enabled with KVM_CAP_EXIT_HYPERCALL
-        hypercall_exits_.fetch_add(1, std::memory_order_relaxed);
-        run->hypercall.ret = 0;
-        return Action::Resume;
-    case KVM_EXIT_X86_RDMSR:  // only MSRs the filter denies
-        msr_exits_.fetch_add(1, std::memory_order_relaxed);
-        run->msr.data = 0;
-        run->msr.error = 0;
-        return Action::Resume;
-    case KVM_EXIT_X86_WRMSR:
-        msr_exits_.fetch_add(1, std::memory_order_relaxed);
-        run->msr.error = 0;
-        return Action::Resume;
-    case KVM_EXIT_SHUTDOWN:
-        return unexpected("KVM_EXIT_SHUTDOWN (triple fault)");
-    case KVM_EXIT_FAIL_ENTRY:
-        return unexpected(fmt::format("KVM_EXIT_FAIL_ENTRY, hardware reason {:#x}",
-                                      run->fail_entry.hardware_entry_failure_reason));
-    case KVM_EXIT_INTERNAL_ERROR:
-        return unexpected(fmt::format("KVM_EXIT_INTERNAL_ERROR, suberror {}", run->internal.suberror));
-    default:
-        return unexpected(exit_reason_name(run->exit_reason));
-    }
+namespace {
+template <class... F>
+struct Overloaded : F... {
+    using F::operator()...;
+};
+} // namespace
+
+Action Machine::unexpected(uint32_t i, std::string what) {
+    outcomes_[i].kind = VcpuOutcome::Unexpected;
+    outcomes_[i].detail = std::move(what);
+    return Action::Stop;
+}
+
+// One exit, whatever the string count: hits count exits, not elements.
+Action Machine::pio(uint32_t i, uint16_t port, bool write, uint8_t size, uint32_t count,
+                    std::span<uint8_t> data) {
+    auto* r = pio_.find(port);
+    if (!r)
+        return unexpected(i, fmt::format("KVM_EXIT_IO {} port {:#x} size {} with no device",
+                                         write ? "out" : "in", port, size));
+    r->hits.fetch_add(1, std::memory_order_relaxed);
+    Action a = Action::Resume;
+    for (uint32_t k = 0; k < count && a == Action::Resume; ++k)
+        a = r->handler({i, port, write, data.subspan(size_t(k) * size, size)});
+    return a;
+}
+
+Action Machine::mmio(uint32_t i, uint64_t gpa, bool write, std::span<uint8_t> data) {
+    auto* r = mmio_.find(gpa);
+    if (!r)
+        return unexpected(i, fmt::format("KVM_EXIT_MMIO {} {:#x} len {} with no device",
+                                         write ? "write" : "read", gpa, data.size()));
+    r->hits.fetch_add(1, std::memory_order_relaxed);
+    return r->handler({i, gpa, write, data});
+}
+
+Action Machine::dispatch(uint32_t i, const kvm::VcpuExit& exit) {
+    namespace x = kvm::exit;
+    return std::visit(
+        Overloaded{
+            [&](const x::IoIn& e) { return pio(i, e.port, false, e.size, e.count, e.data); },
+            [&](const x::IoOut& e) { return pio(i, e.port, true, e.size, e.count, e.data); },
+            [&](const x::MmioRead& e) { return mmio(i, e.gpa, false, e.data); },
+            [&](const x::MmioWrite& e) { return mmio(i, e.gpa, true, e.data); },
+            [&](const x::Hypercall& e) {  // only those enabled with KVM_CAP_EXIT_HYPERCALL
+                hypercall_exits_.fetch_add(1, std::memory_order_relaxed);
+                e.ret = 0;
+                return Action::Resume;
+            },
+            [&](const x::RdMsr& e) {  // only MSRs the filter denies
+                msr_exits_.fetch_add(1, std::memory_order_relaxed);
+                e.data = 0;
+                e.error = 0;
+                return Action::Resume;
+            },
+            [&](const x::WrMsr& e) {
+                msr_exits_.fetch_add(1, std::memory_order_relaxed);
+                e.error = 0;
+                return Action::Resume;
+            },
+            [&](const x::Interrupted&) { return Action::Resume; },
+            [&](const x::Shutdown&) { return unexpected(i, "KVM_EXIT_SHUTDOWN (triple fault)"); },
+            [&](const x::FailEntry& e) {
+                return unexpected(i, fmt::format("KVM_EXIT_FAIL_ENTRY, hardware reason {:#x}", e.hardware_reason));
+            },
+            [&](const x::InternalError& e) {
+                return unexpected(i, fmt::format("KVM_EXIT_INTERNAL_ERROR, suberror {}", e.suberror));
+            },
+            [&](const x::Hlt&) { return unexpected(i, kvm_exit_label(KVM_EXIT_HLT)); },
+            [&](const x::Other& e) { return unexpected(i, kvm_exit_label(e.reason)); },
+        },
+        exit);
 }
 
 std::string Machine::registers(uint32_t i) {

@@ -74,9 +74,12 @@ public:
 
 private:
     void vcpu_loop(uint32_t i);
-    Action dispatch(uint32_t i, kvm_run* run);
+    Action dispatch(uint32_t i, const kvm::VcpuExit& exit);
+    Action pio(uint32_t i, uint16_t port, bool write, uint8_t size, uint32_t count, std::span<uint8_t> data);
+    Action mmio(uint32_t i, uint64_t gpa, bool write, std::span<uint8_t> data);
+    // Records an exit no device or rule answers; the vCPU stops.
+    Action unexpected(uint32_t i, std::string what);
 
-    const kvm::System& sys_;
     kvm::Vm vm_;
     GuestMemory mem_;
     IoBus pio_, mmio_;

@@ -2,7 +2,7 @@
 
 #include "guest/rt/guest.h"
 
-namespace eb::g {
+namespace eb::guest {
 
 namespace {
 constexpr uint32_t kMsrApicBase = 0x1b;
@@ -46,13 +46,13 @@ void apic_init(uint32_t mode) {
 
 void set_irq_handler(uint8_t vector, IrqHandler h) { handlers[vector] = h; }
 
-} // namespace eb::g
+} // namespace eb::guest
 
 // Called from eb_isr for vectors >= 32: true if a handler took it.
 bool eb_dispatch_irq(uint64_t vector) {
-    if (auto h = eb::g::handlers[vector & 0xff]) {
+    if (auto h = eb::guest::handlers[vector & 0xff]) {
         h();
-        eb::g::mailbox()->irqs = eb::g::mailbox()->irqs + 1;
+        eb::guest::mailbox()->irqs = eb::guest::mailbox()->irqs + 1;
         return true;
     }
     return false;

@@ -2,7 +2,7 @@
 #pragma once
 #include <stdint.h>
 
-namespace eb::g {
+namespace eb::guest {
 
 // xAPIC register offsets; x2APIC MSR = 0x800 + offset / 16.
 enum ApicReg : uint32_t {
@@ -34,4 +34,4 @@ inline void sti_nop() { asm volatile("sti; nop" ::: "memory"); }
 inline void sti_hlt() { asm volatile("sti; hlt" ::: "memory"); }
 inline void pause() { asm volatile("pause" ::: "memory"); }
 
-} // namespace eb::g
+} // namespace eb::guest

@@ -1,10 +1,11 @@
-// Freestanding helpers for guest code and the GUEST_TEST macro.
+// Freestanding helpers for guest code and the GUEST_BODY macro.
 #pragma once
 #include <stdint.h>
 
 #include "guest/abi.h"
+#include "guest/cpuid_bits.h"
 
-namespace eb::g {
+namespace eb::guest {
 
 inline uint64_t rdtsc_ordered() {
     uint32_t lo, hi;
@@ -102,13 +103,13 @@ inline bool wait_change(const volatile uint64_t& v, uint64_t old) {
 // Reports that the guest lacks what the test needs; the test is skipped.
 [[noreturn]] void skip(const char* why);
 
-// CPUID bit as the guest sees it; reg 0..3 = eax, ebx, ecx, edx.
-inline bool cpuid_has(uint32_t leaf, uint32_t sub, int reg, int bit) {
+// A CPUID feature as the guest sees it.
+inline bool cpuid_has(const cpuid::Feature& f) {
     uint32_t r[4];
-    cpuid(leaf & 0x80000000u, 0, r);  // the highest leaf of this range
-    if (r[0] < leaf) return false;
-    cpuid(leaf, sub, r);
-    return (r[reg] >> bit) & 1;
+    cpuid(f.leaf & 0x80000000u, 0, r);  // the highest leaf of this range
+    if (r[0] < f.leaf) return false;
+    cpuid(f.leaf, f.sub, r);
+    return cpuid::has(f, r);
 }
 
 inline uint64_t read_cr0() { uint64_t v; asm volatile("mov %%cr0, %0" : "=r"(v)); return v; }
@@ -117,28 +118,29 @@ inline uint64_t read_cr4() { uint64_t v; asm volatile("mov %%cr4, %0" : "=r"(v))
 inline void write_cr4(uint64_t v) { asm volatile("mov %0, %%cr4" :: "r"(v) : "memory"); }
 inline void mmio_write32(uint64_t gpa, uint32_t v) { *reinterpret_cast<volatile uint32_t*>(gpa) = v; }
 
-} // namespace eb::g
+} // namespace eb::guest
 
-// One guest test body. The loop and its timestamps live here, so every body
-// gets the same loop as the baseline and the body is inlined into it.
+// One guest body: the workload of a registry test, one iteration of it. The
+// loop and its timestamps live here, so every body gets the same loop as the
+// baseline and the body is inlined into it.
 #define EB_GUEST_BODY(name, setup_fn)                                                       \
     static inline __attribute__((always_inline)) void eb_body_##name();                     \
     static uint64_t eb_batch_##name(uint64_t n) {                                           \
-        uint64_t t0 = ::eb::g::rdtsc_ordered();                                             \
+        uint64_t t0 = ::eb::guest::rdtsc_ordered();                                         \
         for (uint64_t i = 0; i < n; ++i) {                                                  \
             eb_body_##name();                                                               \
             asm volatile("" ::: "memory");                                                  \
         }                                                                                   \
-        return ::eb::g::rdtsc_ordered() - t0;                                               \
+        return ::eb::guest::rdtsc_ordered() - t0;                                           \
     }                                                                                       \
     static uint64_t eb_per_exit_##name(uint64_t n, uint64_t* out) {                         \
-        uint64_t start = ::eb::g::rdtsc_ordered();                                          \
+        uint64_t start = ::eb::guest::rdtsc_ordered();                                      \
         for (uint64_t i = 0; i < n; ++i) {                                                  \
-            uint64_t t0 = ::eb::g::rdtsc_ordered();                                         \
+            uint64_t t0 = ::eb::guest::rdtsc_ordered();                                     \
             eb_body_##name();                                                               \
-            out[i] = ::eb::g::rdtsc_ordered() - t0;                                         \
+            out[i] = ::eb::guest::rdtsc_ordered() - t0;                                     \
         }                                                                                   \
-        return ::eb::g::rdtsc_ordered() - start;                                            \
+        return ::eb::guest::rdtsc_ordered() - start;                                        \
     }                                                                                       \
     __attribute__((section("eb_bodies"), used, aligned(8))) static const ::eb::abi::BodyEntry         \
         eb_entry_##name = {reinterpret_cast<uint64_t>(#name),                               \
@@ -147,5 +149,5 @@ inline void mmio_write32(uint64_t gpa, uint32_t v) { *reinterpret_cast<volatile 
                            reinterpret_cast<uint64_t>(eb_per_exit_##name)};                 \
     static inline void eb_body_##name()
 
-#define GUEST_TEST(name) EB_GUEST_BODY(name, nullptr)
-#define GUEST_TEST_WITH_SETUP(name, setup) EB_GUEST_BODY(name, setup)
+#define GUEST_BODY(name) EB_GUEST_BODY(name, nullptr)
+#define GUEST_BODY_WITH_SETUP(name, setup) EB_GUEST_BODY(name, setup)

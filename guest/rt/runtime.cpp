@@ -1,4 +1,4 @@
-// The guest's main loop: run batches of the test body when the host asks,
+// The guest's main loop: run batches of the body when the host asks,
 // report exceptions and failures through the mailbox.
 #include "guest/rt/apic.h"
 #include "guest/rt/guest.h"
@@ -7,10 +7,10 @@ using namespace eb;
 
 bool eb_dispatch_irq(uint64_t vector);
 
-namespace eb::g {
+namespace eb::guest {
 volatile uint64_t ipi_sent_tsc;
 volatile uint64_t ipi_acks;
-} // namespace eb::g
+} // namespace eb::guest
 
 namespace {
 
@@ -33,7 +33,7 @@ uint64_t read_cr2() {
 
 } // namespace
 
-namespace eb::g {
+namespace eb::guest {
 
 void fail(const char* msg) {
     copy_msg(mailbox()->msg, msg, sizeof(abi::Mailbox::msg));
@@ -47,7 +47,7 @@ void skip(const char* why) {
     halt_forever();
 }
 
-} // namespace eb::g
+} // namespace eb::guest
 
 struct ExtableEntry {
     uint64_t fault, fixup;
@@ -64,14 +64,14 @@ extern "C" void eb_isr(IsrFrame* f) {
             }
     // NMIs (vector 2) go to a handler too when a test installed one.
     if ((f->vector >= 32 || f->vector == 2) && eb_dispatch_irq(f->vector)) return;
-    abi::Mailbox* mb = g::mailbox();
+    abi::Mailbox* mb = guest::mailbox();
     if (f->vector < 32)
         mb->exc = {f->vector, f->error_code, f->rip, f->cs, f->rflags, f->rsp, read_cr2()};
     else
         mb->exc = {f->vector, 0, f->rip, f->cs, f->rflags, f->rsp, 0};
     // An exception, or an interrupt no test asked for, ends the test.
-    g::ucall(abi::kException);
-    g::halt_forever();
+    guest::ucall(abi::kException);
+    guest::halt_forever();
 }
 
 namespace {
@@ -84,12 +84,12 @@ volatile uint64_t par_gen, par_iters, par_done;
 
 // IPI target: the sender stamped the TSC just before its ICR write.
 void ipi_ack() {
-    uint64_t lat = g::rdtsc_ordered() - g::ipi_sent_tsc;
-    abi::Mailbox* mb = g::mailbox();
+    uint64_t lat = guest::rdtsc_ordered() - guest::ipi_sent_tsc;
+    abi::Mailbox* mb = guest::mailbox();
     mb->ipi_lat_sum = mb->ipi_lat_sum + lat;
     mb->ipi_lat_count = mb->ipi_lat_count + 1;
-    __atomic_fetch_add(&g::ipi_acks, 1, __ATOMIC_SEQ_CST);
-    g::apic_eoi();
+    __atomic_fetch_add(&guest::ipi_acks, 1, __ATOMIC_SEQ_CST);
+    guest::apic_eoi();
 }
 
 [[noreturn]] void ap_main(const abi::BootInfo* boot, BatchFn batch) {
@@ -97,23 +97,23 @@ void ipi_ack() {
         if (boot->setup) reinterpret_cast<void (*)()>(boot->setup)();
         uint64_t seen = 0;
         for (;;) {
-            while (par_gen == seen) g::pause();
+            while (par_gen == seen) guest::pause();
             seen = par_gen;
             batch(par_iters);
             __atomic_fetch_add(&par_done, 1, __ATOMIC_SEQ_CST);
         }
     }
-    for (;;) g::sti_hlt();  // idle until an IPI; its handler acknowledges it
+    for (;;) guest::sti_hlt();  // idle until an IPI; its handler acknowledges it
 }
 
 uint64_t parallel_batch(const abi::BootInfo* boot, BatchFn batch, uint64_t n) {
-    uint64_t t0 = g::rdtsc_ordered();
+    uint64_t t0 = guest::rdtsc_ordered();
     par_iters = n;
     par_done = 0;
     __atomic_fetch_add(&par_gen, 1, __ATOMIC_SEQ_CST);
     batch(n);
-    while (par_done < boot->nr_vcpus - 1) g::pause();
-    return g::rdtsc_ordered() - t0;
+    while (par_done < boot->nr_vcpus - 1) guest::pause();
+    return guest::rdtsc_ordered() - t0;
 }
 
 } // namespace
@@ -123,40 +123,40 @@ static void apply_knobs(const abi::BootInfo* boot, abi::Mailbox* mb) {
     static const char hex[] = "0123456789abcdef";
     for (uint32_t i = 0; i < boot->nr_msr_knobs && i < 8; ++i) {
         const auto& k = boot->msr_knobs[i];
-        if (!g::wrmsr_safe(k.index, k.value)) {
+        if (!guest::wrmsr_safe(k.index, k.value)) {
             char msg[] = "the guest CPU model does not take this --guest-msr knob: WRMSR 0x???????? raised #GP";
             constexpr int at = sizeof "the guest CPU model does not take this --guest-msr knob: WRMSR 0x" - 1;
             for (int d = 0; d < 8; ++d) msg[at + d] = hex[(k.index >> (28 - 4 * d)) & 15];
-            g::skip(msg);  // the CPU model lacks the MSR: the configuration cannot run, nothing failed
+            guest::skip(msg);  // the CPU model lacks the MSR: the configuration cannot run, nothing failed
         }
         uint64_t v = 0;
-        mb->state.msr[i] = g::rdmsr_safe(k.index, &v) ? v : ~0ull;
+        mb->state.msr[i] = guest::rdmsr_safe(k.index, &v) ? v : ~0ull;
     }
     for (uint32_t i = 0; i < boot->nr_cpuid_probes && i < 8; ++i)
-        g::cpuid(boot->cpuid_probes[i].leaf, boot->cpuid_probes[i].sub, mb->state.cpuid[i]);
-    mb->state.efer = g::rdmsr(0xc0000080);
+        guest::cpuid(boot->cpuid_probes[i].leaf, boot->cpuid_probes[i].sub, mb->state.cpuid[i]);
+    mb->state.efer = guest::rdmsr(0xc0000080);
 }
 
 extern "C" void guest_main(uint32_t vcpu) {
     auto* boot = reinterpret_cast<const abi::BootInfo*>(abi::kBootInfo);
     auto batch = reinterpret_cast<BatchFn>(boot->batch);
-    apply_knobs(boot, g::mailbox());
-    if (boot->apic_mode) g::apic_init(boot->apic_mode);
-    g::set_irq_handler(abi::kIpiVector, ipi_ack);
+    apply_knobs(boot, guest::mailbox());
+    if (boot->apic_mode) guest::apic_init(boot->apic_mode);
+    guest::set_irq_handler(abi::kIpiVector, ipi_ack);
     if (vcpu != 0) ap_main(boot, batch);
     if (boot->setup) reinterpret_cast<void (*)()>(boot->setup)();
-    abi::Mailbox* mb = g::mailbox();
+    abi::Mailbox* mb = guest::mailbox();
     bool parallel = boot->parallel && boot->nr_vcpus > 1;
     auto per_exit = reinterpret_cast<uint64_t (*)(uint64_t, uint64_t*)>(boot->per_exit);
     auto* samples = reinterpret_cast<uint64_t*>(abi::kSampleBuf);
-    g::ucall(abi::kReady);
+    guest::ucall(abi::kReady);
     for (;;) {
         uint64_t n = mb->iterations;
         if (per_exit)
             mb->cycles = per_exit(n, samples);
         else
             mb->cycles = parallel ? parallel_batch(boot, batch, n) : batch(n);
-        g::ucall(abi::kBatchDone);
+        guest::ucall(abi::kBatchDone);
     }
 }
 

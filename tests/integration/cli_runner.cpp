@@ -1,4 +1,5 @@
 #include "cli_runner.h"
+#include "tests/temp_dir.h"
 
 #include <chrono>
 #include <csignal>
@@ -66,7 +67,8 @@ CliResult run_cli(const std::vector<std::string>& args, const CliOptions& opt) {
 bool have_kvm() { return access("/dev/kvm", F_OK) == 0; }
 
 std::string temp_path(const std::string& name) {
-    auto dir = std::filesystem::temp_directory_path() / ("eb_it_" + std::to_string(getpid()));
-    std::filesystem::create_directories(dir);
-    return (dir / name).string();
+    // One directory per test process (ctest runs each test in its own),
+    // removed when the process exits.
+    static const eb::test::TempDir dir;
+    return dir.path(name);
 }

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli_runner.h"
+#include "tests/temp_dir.h"
 #include "report/json.h"
 
 using namespace eb;
@@ -19,7 +20,10 @@ std::string slurp(const std::string& path) {
 }
 } // namespace
 
-TEST(Output, KutFormatMatchesVmexitFlatLines) {
+// Each test writes its files into a fresh directory of its own.
+class Output : public eb::test::TempDirTest {};
+
+TEST_F(Output, KutFormatMatchesVmexitFlatLines) {
     REQUIRE_KVM();
     auto r = run_cli({"run", "cpuid", "inl_from_qemu", "-n", "64", "-r", "2", "--format", "kut"});
     ASSERT_EQ(r.rc, 0) << r.err;
@@ -34,7 +38,7 @@ TEST(Output, KutFormatMatchesVmexitFlatLines) {
     EXPECT_EQ(names, (std::vector<std::string>{"baseline", "cpuid", "inl_from_qemu"}));
 }
 
-TEST(Output, JsonFileIsCompleteAndParsesBack) {
+TEST_F(Output, JsonFileIsCompleteAndParsesBack) {
     REQUIRE_KVM();
     auto path = temp_path("run.json");
     auto r = run_cli({"run", "cpuid", "-n", "64", "-r", "4", "--json", path});
@@ -52,12 +56,12 @@ TEST(Output, JsonFileIsCompleteAndParsesBack) {
     EXPECT_NE(r.out.find("cycles/iter"), std::string::npos);
 }
 
-TEST(Output, CtrlCKeepsFinishedResults) {
+TEST_F(Output, CtrlCKeepsFinishedResults) {
     REQUIRE_KVM();
     auto path = temp_path("interrupted.json");
     CliOptions o;
     o.sigint_after_s = 1.5;
-    auto r = run_cli({"run", "cpuid", "selftest_hang", "--watchdog", "60s", "-n", "64", "-r", "2",
+    auto r = run_cli({"run", "cpuid", "selftest_hang", "--watchdog", "60s", "-n", "64", "-r", "2", "--sessions", "1",
                       "--json", path}, o);
     EXPECT_EQ(r.rc, 130) << r.err;
     EXPECT_NE(r.out.find("interrupted"), std::string::npos) << r.out;
@@ -69,7 +73,7 @@ TEST(Output, CtrlCKeepsFinishedResults) {
     EXPECT_EQ(rep.results[2].status, suite::Status::Interrupted);
 }
 
-TEST(Output, ListShowsEveryTestWithItsExit) {
+TEST_F(Output, ListShowsEveryTestWithItsExit) {
     REQUIRE_KVM();
     auto r = run_cli({"list"});
     ASSERT_EQ(r.rc, 0) << r.err;
@@ -80,7 +84,7 @@ TEST(Output, ListShowsEveryTestWithItsExit) {
     EXPECT_NE(run_cli({"list", "--all"}).out.find("selftest_hang"), std::string::npos);
 }
 
-TEST(Output, EnvPrintsTheHostFacts) {
+TEST_F(Output, EnvPrintsTheHostFacts) {
     auto r = run_cli({"env"});
     ASSERT_EQ(r.rc, 0) << r.err;
     for (const char* k : {"cpu.microcode", "kernel.cmdline", "vulnerability.", "kvm.backend", "kvm.param.kvm.",
@@ -88,7 +92,7 @@ TEST(Output, EnvPrintsTheHostFacts) {
         EXPECT_NE(r.out.find(k), std::string::npos) << k;
 }
 
-TEST(Output, JsonEmbedsTheEnvironment) {
+TEST_F(Output, JsonEmbedsTheEnvironment) {
     REQUIRE_KVM();
     auto r = run_cli({"run", "cpuid", "-n", "16", "-r", "1", "--format", "json"});
     ASSERT_EQ(r.rc, 0) << r.err;
@@ -97,7 +101,7 @@ TEST(Output, JsonEmbedsTheEnvironment) {
     EXPECT_TRUE(j["env"].contains("cpu.microcode"));
 }
 
-TEST(Output, RecipeRunsItsConfigurationsSideBySide) {
+TEST_F(Output, RecipeRunsItsConfigurationsSideBySide) {
     REQUIRE_KVM();
     auto path = temp_path("recipe.json");
     auto r = run_cli({"recipe", "run", "efer-switch", "-n", "32", "--rounds", "2", "--json", path});

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli_runner.h"
+#include "tests/temp_dir.h"
 
 namespace {
 uint64_t count_of(const std::string& report, const std::string& key) {
@@ -17,7 +18,10 @@ uint64_t count_of(const std::string& report, const std::string& key) {
 }
 } // namespace
 
-TEST(Profile, RecordsKnownExitCounts) {
+// Each test writes its files into a fresh directory of its own.
+class Profile : public eb::test::TempDirTest {};
+
+TEST_F(Profile, RecordsKnownExitCounts) {
     REQUIRE_KVM();
     auto trace = temp_path("run.trace");
     // Three batches of 100 (one warm-up, two measured) per test, plus the one
@@ -44,7 +48,7 @@ TEST(Profile, RecordsKnownExitCounts) {
     EXPECT_EQ(cmp.rc, 0) << cmp.err;
 }
 
-TEST(Profile, LiveBatchModeShowsTheRunningGuest) {
+TEST_F(Profile, LiveBatchModeShowsTheRunningGuest) {
     REQUIRE_KVM();
     std::thread guest([] { run_cli({"run", "inl_from_qemu", "-n", "20000", "-r", "30", "--no-baseline"}); });
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -55,7 +59,7 @@ TEST(Profile, LiveBatchModeShowsTheRunningGuest) {
     EXPECT_NE(r.out.find("0x1234:PIN"), std::string::npos) << r.out;
 }
 
-TEST(Profile, BadInputsGiveOneLineErrors) {
+TEST_F(Profile, BadInputsGiveOneLineErrors) {
     auto junk = temp_path("junk.trace");
     { std::ofstream(junk) << "EBTRACE but not really"; }
     for (auto [args, rc, needle] : std::vector<std::tuple<std::vector<std::string>, int, std::string>>{

@@ -5,26 +5,27 @@
 #include <sstream>
 
 #include "report/file.h"
+#include "tests/temp_dir.h"
 
 namespace fs = std::filesystem;
 using namespace eb;
 
-TEST(AtomicFile, WritesAndReplacesWithoutLeftovers) {
-    fs::path dir = fs::temp_directory_path() / "eb_file_test";
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    auto path = (dir / "out.json").string();
-    report::write_file_atomic(path, "one");
-    report::write_file_atomic(path, "two");
-    std::ifstream f(path);
+namespace {
+class AtomicFile : public test::TempDirTest {};
+} // namespace
+
+TEST_F(AtomicFile, WritesAndReplacesWithoutLeftovers) {
+    auto out = temp_path("out.json");
+    report::write_file_atomic(out, "one");
+    report::write_file_atomic(out, "two");
+    std::ifstream f(out);
     std::stringstream ss;
     ss << f.rdbuf();
     EXPECT_EQ(ss.str(), "two");
-    EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 1);
-    fs::remove_all(dir);
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir()), fs::directory_iterator{}), 1);
 }
 
-TEST(AtomicFile, UnwritableTargetsFailWithOneLine) {
+TEST_F(AtomicFile, UnwritableTargetsFailWithOneLine) {
     for (const std::string bad : {"/nonexistent-dir/x.json", "/"}) {
         try {
             report::check_writable(bad);

@@ -7,26 +7,15 @@
 #include <random>
 
 #include "profile/trace_file.h"
+#include "tests/temp_dir.h"
 
 using namespace eb::profile;
 namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh directory per test, removed afterwards.
-class TraceFileTest : public ::testing::Test {
-protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() /
-               ("eb_profile_" + std::to_string(::getpid()) + "_" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-    std::string path(const std::string& name) const { return (dir_ / name).string(); }
-    fs::path dir_;
-};
+// Each test writes its traces into a fresh directory of its own.
+class TraceFileTest : public eb::test::TempDirTest {};
 
 TraceHeader sample_header() {
     TraceHeader h;
@@ -86,7 +75,7 @@ bool same(const Event& a, const Event& b) { return std::memcmp(&a, &b, sizeof a)
 } // namespace
 
 TEST_F(TraceFileTest, RoundTrip) {
-    std::string p = write_sample(path("t.ebt"));
+    std::string p = write_sample(temp_path("t.ebt"));
     TraceFile t = read_trace(p);
     TraceHeader h = sample_header();
     EXPECT_EQ(t.header.isa, h.isa);
@@ -110,19 +99,19 @@ TEST_F(TraceFileTest, RoundTrip) {
 TEST_F(TraceFileTest, EmptyTraceAndManyEvents) {
     TraceHeader h;
     {
-        TraceWriter w(path("empty.ebt"), h);
+        TraceWriter w(temp_path("empty.ebt"), h);
         w.finish();
     }
-    TraceFile t = read_trace(path("empty.ebt"));
+    TraceFile t = read_trace(temp_path("empty.ebt"));
     EXPECT_TRUE(t.events.empty());
     EXPECT_EQ(t.header.isa, "unknown");
 
     // More than one write buffer's worth.
-    TraceWriter w(path("big.ebt"), sample_header());
+    TraceWriter w(temp_path("big.ebt"), sample_header());
     for (uint32_t i = 0; i < 200000; ++i) w.add(Event{i, i % 7, 0, 0, EventType(1 + i % 2), 0, 0, i, 0});
     EXPECT_EQ(w.count(), 200000u);
     w.finish();
-    TraceFile b = read_trace(path("big.ebt"));
+    TraceFile b = read_trace(temp_path("big.ebt"));
     ASSERT_EQ(b.events.size(), 200000u);
     EXPECT_EQ(b.events[123456].a, 123456u);
     EXPECT_EQ(b.events[199999].tid, 199999u % 7);
@@ -132,50 +121,50 @@ TEST_F(TraceFileTest, LostCountIsTheLargerOfHeaderAndRecords) {
     TraceHeader h = sample_header();
     h.lost_events = 5;
     {
-        TraceWriter w(path("a.ebt"), h);
+        TraceWriter w(temp_path("a.ebt"), h);
         w.add(Event{1, 1, 0, 0, EventType::Lost, 0, 0, 3, 0});
         w.finish();
     }
-    EXPECT_EQ(read_trace(path("a.ebt")).header.lost_events, 5u);
+    EXPECT_EQ(read_trace(temp_path("a.ebt")).header.lost_events, 5u);
     {
-        TraceWriter w(path("b.ebt"), h);
+        TraceWriter w(temp_path("b.ebt"), h);
         w.add(Event{1, 1, 0, 0, EventType::Lost, 0, 0, 30, 0});
         w.finish();
     }
-    EXPECT_EQ(read_trace(path("b.ebt")).header.lost_events, 30u);
+    EXPECT_EQ(read_trace(temp_path("b.ebt")).header.lost_events, 30u);
     {
-        TraceWriter w(path("c.ebt"), h);
+        TraceWriter w(temp_path("c.ebt"), h);
         w.set_lost_events(99);
         w.finish();
     }
-    EXPECT_EQ(read_trace(path("c.ebt")).header.lost_events, 99u);
+    EXPECT_EQ(read_trace(temp_path("c.ebt")).header.lost_events, 99u);
 }
 
 TEST_F(TraceFileTest, UnfinishedWriterLeavesNothing) {
-    spit(path("keep.ebt"), {1, 2, 3});
+    spit(temp_path("keep.ebt"), {1, 2, 3});
     {
-        TraceWriter w(path("keep.ebt"), sample_header());
+        TraceWriter w(temp_path("keep.ebt"), sample_header());
         w.add(sample_events()[0]);
     }
-    EXPECT_EQ(slurp(path("keep.ebt")), (std::vector<uint8_t>{1, 2, 3}));
+    EXPECT_EQ(slurp(temp_path("keep.ebt")), (std::vector<uint8_t>{1, 2, 3}));
     {
-        TraceWriter w(path("new.ebt"), sample_header());
+        TraceWriter w(temp_path("new.ebt"), sample_header());
     }
-    EXPECT_FALSE(fs::exists(path("new.ebt")));
-    EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);  // no temp files left
+    EXPECT_FALSE(fs::exists(temp_path("new.ebt")));
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir()), fs::directory_iterator()), 1);  // no temp files left
 }
 
 TEST_F(TraceFileTest, WriterRejectsWhatNoReaderWouldAccept) {
     TraceHeader h = sample_header();
     h.isa = "arm";
-    EXPECT_THROW(TraceWriter(path("x.ebt"), h), std::invalid_argument);
+    EXPECT_THROW(TraceWriter(temp_path("x.ebt"), h), std::invalid_argument);
     h = sample_header();
     h.cpu_model.assign(kMaxTraceString + 1, 'x');
-    EXPECT_THROW(TraceWriter(path("x.ebt"), h), std::invalid_argument);
+    EXPECT_THROW(TraceWriter(temp_path("x.ebt"), h), std::invalid_argument);
     h = sample_header();
     h.backend = "kvm\n";
-    EXPECT_THROW(TraceWriter(path("x.ebt"), h), std::invalid_argument);
-    TraceWriter w(path("x.ebt"), sample_header());
+    EXPECT_THROW(TraceWriter(temp_path("x.ebt"), h), std::invalid_argument);
+    TraceWriter w(temp_path("x.ebt"), sample_header());
     Event e = sample_events()[0];
     e.type = EventType(0);
     EXPECT_THROW(w.add(e), std::invalid_argument);
@@ -183,12 +172,12 @@ TEST_F(TraceFileTest, WriterRejectsWhatNoReaderWouldAccept) {
     EXPECT_THROW(w.add(e), std::invalid_argument);
     w.finish();
     EXPECT_THROW(w.finish(), std::runtime_error);
-    EXPECT_THROW(TraceWriter(path("no/such/dir/x.ebt"), sample_header()), std::runtime_error);
+    EXPECT_THROW(TraceWriter(temp_path("no/such/dir/x.ebt"), sample_header()), std::runtime_error);
 }
 
 TEST_F(TraceFileTest, RejectsBadFiles) {
-    const std::vector<uint8_t> good = slurp(write_sample(path("good.ebt")));
-    std::string p = path("bad.ebt");
+    const std::vector<uint8_t> good = slurp(write_sample(temp_path("good.ebt")));
+    std::string p = temp_path("bad.ebt");
     uint32_t header_bytes;
     std::memcpy(&header_bytes, good.data() + 12, 4);
 
@@ -252,8 +241,8 @@ TEST_F(TraceFileTest, RejectsBadFiles) {
     b[header_bytes + 40 + 18] = 200;
     expect_rejected(p, b, "record 1 has unknown event type 200");
 
-    EXPECT_THROW(read_trace(path("missing.ebt")), std::runtime_error);
-    EXPECT_THROW(read_trace(dir_.string()), std::runtime_error);
+    EXPECT_THROW(read_trace(temp_path("missing.ebt")), std::runtime_error);
+    EXPECT_THROW(read_trace(dir().string()), std::runtime_error);
 }
 
 TEST_F(TraceFileTest, NonZeroPaddingIsRejected) {
@@ -261,20 +250,20 @@ TEST_F(TraceFileTest, NonZeroPaddingIsRejected) {
     TraceHeader h;
     h.isa = "vmx";
     {
-        TraceWriter w(path("pad.ebt"), h);
+        TraceWriter w(temp_path("pad.ebt"), h);
         w.finish();
     }
-    auto b = slurp(path("pad.ebt"));
+    auto b = slurp(temp_path("pad.ebt"));
     ASSERT_EQ(b.size(), 64u);
     EXPECT_NO_THROW(read_trace_bytes(b));
     b[63] = 1;
-    expect_rejected(path("pad.ebt"), b, "non-zero padding");
+    expect_rejected(temp_path("pad.ebt"), b, "non-zero padding");
 }
 
 TEST_F(TraceFileTest, EveryTruncationThrows) {
-    const std::vector<uint8_t> good = slurp(write_sample(path("good.ebt")));
+    const std::vector<uint8_t> good = slurp(write_sample(temp_path("good.ebt")));
     ASSERT_GT(good.size(), 100u);
-    std::string p = path("cut.ebt");
+    std::string p = temp_path("cut.ebt");
     for (size_t n = 0; n < good.size(); ++n) {
         std::vector<uint8_t> b(good.begin(), good.begin() + static_cast<ptrdiff_t>(n));
         spit(p, b);
@@ -284,7 +273,7 @@ TEST_F(TraceFileTest, EveryTruncationThrows) {
 }
 
 TEST_F(TraceFileTest, CorruptBytesNeverCrash) {
-    const std::vector<uint8_t> good = slurp(write_sample(path("good.ebt")));
+    const std::vector<uint8_t> good = slurp(write_sample(temp_path("good.ebt")));
     std::mt19937_64 rng(7);
     size_t accepted = 0;
     for (int i = 0; i < 3000; ++i) {

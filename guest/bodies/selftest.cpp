@@ -1,0 +1,10 @@
+// Bodies that misbehave on purpose, so the harness's fault paths are tested.
+#include "guest/rt/guest.h"
+
+using namespace eb;
+
+GUEST_BODY(selftest_fault) { asm volatile("ud2"); }
+GUEST_BODY(selftest_hang) { asm volatile("1: jmp 1b"); }
+GUEST_BODY(selftest_unexpected_exit) { guest::outb(0x5f1, 0); }
+static void failing_setup() { guest::fail("setup check failed on purpose"); }
+GUEST_BODY_WITH_SETUP(selftest_fail, failing_setup) {}

@@ -1,0 +1,52 @@
+#include "suite/executor.h"
+
+#include <stdexcept>
+
+#include "vmm/machine.h"
+
+namespace eb::suite {
+
+namespace {
+// KVM counters worth keeping per test; absent ones are skipped.
+constexpr const char* kTracked[] = {"exits", "irq_exits", "io_exits", "mmio_exits", "halt_exits",
+                                    "hypercalls", "insn_emulation", "irq_window_exits",
+                                    "nmi_window_exits", "signal_exits", "irq_injections"};
+} // namespace
+
+MachineExecutor::MachineExecutor(vmm::Machine& m) : m_(m) {
+    if (!m.vm().check_extension(EB_CAP(BINARY_STATS_FD))) return;
+    stats_.emplace(m.vcpu(0).stats_fd());
+    names_.emplace();
+    for (const char* name : kTracked)
+        if (auto i = stats_->find(name)) {
+            names_->push_back(name);
+            indices_.push_back(*i);
+        }
+}
+
+uint32_t MachineExecutor::nr_vcpus() const { return m_.nr_vcpus(); }
+
+abi::Mailbox& MachineExecutor::mailbox(uint32_t vcpu) {
+    return *m_.mem().at<abi::Mailbox>(abi::mailbox_gpa(vcpu));
+}
+
+std::span<const uint64_t> MachineExecutor::per_exit_samples(uint64_t n) {
+    return {m_.mem().at<uint64_t>(abi::kSampleBuf), n};
+}
+
+HostCounters MachineExecutor::counters() const {
+    HostCounters c;
+    if (stats_) {
+        auto block = stats_->read();
+        for (size_t i : indices_) c.kvm.push_back(stats_->value(block, i));
+    }
+    const auto* ucall = m_.pio().region(abi::kUcallDevice);
+    if (!ucall) throw std::logic_error("the machine has no ucall device");
+    c.user_io = m_.pio().total_hits() - ucall->hits.load();
+    c.user_mmio = m_.mmio().total_hits();
+    c.hypercall = m_.hypercall_exits();
+    c.msr = m_.msr_exits();
+    return c;
+}
+
+} // namespace eb::suite

@@ -1,0 +1,177 @@
+// The session's batch sizing and exit counting against a fake Executor: no
+// /dev/kvm, so every rule runs on any host.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <deque>
+
+#include "suite/session.h"
+
+using namespace eb;
+using eb::suite::Session;
+
+namespace {
+
+// A machine whose guest is the test itself: it writes the mailbox and moves
+// the host counters, then calls the ucall the real guest would.
+class FakeExecutor : public suite::Executor {
+public:
+    explicit FakeExecutor(uint32_t vcpus = 1) : mailboxes_(vcpus) {}
+    uint32_t nr_vcpus() const override { return static_cast<uint32_t>(mailboxes_.size()); }
+    eb::abi::Mailbox& mailbox(uint32_t vcpu) override { return mailboxes_.at(vcpu); }
+    std::span<const uint64_t> per_exit_samples(uint64_t n) override {
+        samples_.assign(n, 0);
+        for (uint64_t i = 0; i < n; ++i) samples_[i] = 100 + i;
+        return samples_;
+    }
+    const std::optional<std::vector<std::string>>& kvm_stat_names() const override { return names_; }
+    suite::HostCounters counters() const override { return now; }
+
+    suite::HostCounters now{{0}, 0, 0, 0, 0};  // "exits" and the userspace counts
+
+private:
+    std::deque<eb::abi::Mailbox> mailboxes_;
+    std::vector<uint64_t> samples_;
+    std::optional<std::vector<std::string>> names_ = std::vector<std::string>{"exits"};
+};
+
+vmm::Action ucall(Session& s, uint32_t type, uint32_t vcpu = 0) {
+    uint8_t d[4];
+    std::memcpy(d, &type, 4);
+    return s.on_ucall({vcpu, eb::abi::kUcallPort, true, {d, 4}});
+}
+
+// One batch of `cycles_per_iter`, with `exits_per_iter` kernel exits, as the
+// guest would run it at the size the host asked for.
+vmm::Action batch(Session& s, FakeExecutor& x, uint64_t cycles_per_iter, uint64_t exits_per_iter = 1) {
+    auto& mb = x.mailbox(0);
+    mb.cycles = mb.iterations * cycles_per_iter;
+    x.now.kvm[0] += mb.iterations * exits_per_iter + 1;  // +1: the ucall that ends the batch
+    return ucall(s, eb::abi::kBatchDone);
+}
+
+constexpr double kTscMhz = 1000;  // 1e6 ticks per ms
+
+suite::RunSettings adaptive(double goal_ms, uint32_t repeats) {
+    suite::RunSettings s;
+    s.time_goal_s = goal_ms / 1e3;
+    s.repeats = repeats;
+    return s;
+}
+
+} // namespace
+
+TEST(Session, DoublesTheBatchFrom64UntilItTakesTheTimeGoal) {
+    FakeExecutor x;
+    Session s(x, adaptive(1, 3), kTscMhz);
+    ASSERT_EQ(ucall(s, eb::abi::kReady), vmm::Action::Resume);
+    std::vector<uint64_t> sizes{x.mailbox(0).iterations};
+    // 100 cycles per iteration: 1e6 ticks need 10000 iterations, so 16384.
+    while (sizes.back() < 16384) {
+        ASSERT_EQ(batch(s, x, 100), vmm::Action::Resume);
+        sizes.push_back(uint64_t{x.mailbox(0).iterations});
+    }
+    EXPECT_EQ(sizes, (std::vector<uint64_t>{64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384}));
+    ASSERT_EQ(batch(s, x, 100), vmm::Action::Resume);  // reaches the goal: discarded as warm-up
+    EXPECT_TRUE(s.samples().empty());
+    EXPECT_EQ(batch(s, x, 100), vmm::Action::Resume);
+    EXPECT_EQ(batch(s, x, 100), vmm::Action::Resume);
+    EXPECT_EQ(batch(s, x, 100), vmm::Action::Stop);
+    EXPECT_EQ(s.end(), Session::End::Done);
+    EXPECT_EQ(s.samples(), (std::vector<double>{100, 100, 100}));
+    EXPECT_EQ(s.iterations(), 16384u);
+}
+
+TEST(Session, FixedIterationsSkipTheSizingButNotTheWarmUp) {
+    FakeExecutor x;
+    auto set = adaptive(1, 2);
+    set.iterations = 500;
+    Session s(x, set, kTscMhz);
+    ucall(s, eb::abi::kReady);
+    EXPECT_EQ(x.mailbox(0).iterations, 500u);
+    batch(s, x, 5);
+    EXPECT_TRUE(s.samples().empty());
+    batch(s, x, 5);
+    EXPECT_EQ(batch(s, x, 7), vmm::Action::Stop);
+    EXPECT_EQ(s.samples(), (std::vector<double>{5, 7}));
+    EXPECT_EQ(s.observed().batches, 2u);
+    EXPECT_EQ(s.observed().iterations, 1000u);
+}
+
+TEST(Session, TheTestsCapAndPerExitBoundTheBatch) {
+    FakeExecutor x;
+    Session capped(x, adaptive(1000, 1), kTscMhz, 1, nullptr, 300);
+    ucall(capped, eb::abi::kReady);
+    EXPECT_EQ(x.mailbox(0).iterations, 64u);
+    batch(capped, x, 1);
+    batch(capped, x, 1);
+    EXPECT_EQ(x.mailbox(0).iterations, 256u);
+    batch(capped, x, 1);
+    EXPECT_EQ(x.mailbox(0).iterations, 300u);  // the cap, not 512
+    batch(capped, x, 1);                        // the cap ends the warm-up
+    EXPECT_EQ(batch(capped, x, 1), vmm::Action::Stop);
+
+    auto per_exit = adaptive(1, 1);
+    per_exit.iterations = eb::abi::kSampleMax * 4;
+    per_exit.per_exit = true;
+    FakeExecutor y;
+    Session s(y, per_exit, kTscMhz);
+    ucall(s, eb::abi::kReady);
+    EXPECT_EQ(y.mailbox(0).iterations, eb::abi::kSampleMax);  // the guest's sample buffer
+}
+
+TEST(Session, CountsOnlyTheMeasuredBatchesExits) {
+    FakeExecutor x(2);
+    auto set = adaptive(1, 2);
+    set.iterations = 10;
+    Session s(x, set, kTscMhz, 2);
+    ucall(s, eb::abi::kReady);
+    batch(s, x, 100, 5);  // warm-up: not counted
+    x.now.user_io += 10;
+    x.mailbox(1).irqs = x.mailbox(1).irqs + 20;
+    batch(s, x, 100, 3);
+    batch(s, x, 100, 3);
+    const auto& o = s.observed();
+    EXPECT_EQ(o.iterations, 20u);
+    EXPECT_EQ(o.all_iterations, 40u);  // both vCPUs run the body
+    EXPECT_EQ(o.user_io, 10u);
+    EXPECT_EQ(o.irqs, 20u);
+    ASSERT_TRUE(o.kvm);
+    EXPECT_EQ(o.kvm->at("exits"), 2u * (10 * 3 + 1));
+    EXPECT_EQ(s.all_iterations(), 3u * 10 * 2);
+}
+
+TEST(Session, PerExitKeepsEverySample) {
+    FakeExecutor x;
+    auto set = adaptive(1, 2);
+    set.iterations = 3;
+    set.per_exit = true;
+    Session s(x, set, kTscMhz);
+    ucall(s, eb::abi::kReady);
+    batch(s, x, 1);
+    batch(s, x, 1);
+    batch(s, x, 1);
+    EXPECT_EQ(s.per_exit(), (std::vector<double>{100, 101, 102, 100, 101, 102}));
+}
+
+TEST(Session, GuestFailuresEndTheSession) {
+    FakeExecutor x;
+    Session s(x, adaptive(1, 1), kTscMhz);
+    ucall(s, eb::abi::kReady);
+    std::strcpy(x.mailbox(0).msg, "guest CPUID lacks XSAVE");
+    EXPECT_EQ(ucall(s, eb::abi::kSkip), vmm::Action::Stop);
+    EXPECT_EQ(s.end(), Session::End::Skipped);
+    EXPECT_EQ(s.failure(), "guest CPUID lacks XSAVE");
+
+    FakeExecutor y;
+    Session t(y, adaptive(1, 1), kTscMhz);
+    y.mailbox(0).exc.vector = 13;
+    EXPECT_EQ(ucall(t, eb::abi::kException), vmm::Action::Stop);
+    EXPECT_EQ(t.end(), Session::End::Exception);
+    EXPECT_NE(t.failure().find("#GP (vector 13)"), std::string::npos) << t.failure();
+
+    FakeExecutor z;
+    Session u(z, adaptive(1, 1), kTscMhz);
+    EXPECT_EQ(ucall(u, 0x77), vmm::Action::Stop);
+    EXPECT_EQ(u.end(), Session::End::BadUcall);
+}
