@@ -70,94 +70,112 @@ std::string profile_section(const suite::RunReport& r) {
     return out;
 }
 
+std::string header(const suite::RunReport& r) {
+    const auto& h = r.host;
+    const auto& s = r.settings;
+    std::string out = fmt::format("exitbench {} on {} ({}), kernel {}, KVM backend {} ({}), TSC {:.3f} MHz\n",
+                                  r.tool_version, h.cpu_model, h.cpu_vendor, h.kernel_release,
+                                  vmm::backend_name(h.backend), h.backend_module, h.tsc_mhz);
+    out += fmt::format("batches: {}; {} repeats x {} session{}; {} vCPU(s) or each test's minimum; vCPU 0 {}\n",
+                       s.iterations ? fmt::format("{} iterations", *s.iterations)
+                                    : fmt::format("adaptive, time goal {:g} ms", s.time_goal_s * 1e3),
+                       s.repeats, s.sessions, s.sessions == 1 ? "" : "s", s.smp,
+                       s.pin_auto ? "pinned (--pin auto)"
+                       : !s.pin.empty() ? fmt::format("pinned to CPU {}", s.pin[0])
+                       : s.cpu ? fmt::format("pinned to CPU {}", *s.cpu) : "unpinned");
+    out += s.sessions >= 2
+               ? "cycles: geometric mean of the session medians; 95% CI across sessions (run-to-run); "
+                 "cv: within a session; run: between sessions\n\n"
+               : "cycles: median of the repeats; 95% CI of that median within this one session: it does not "
+                 "describe run-to-run reproducibility (use --sessions N for that)\n\n";
+    return out;
+}
+
+// What the rows refer to, gathered while they are printed.
+struct Notes {
+    std::map<std::string, std::vector<std::string>> by_note;  // exit note -> tests
+    std::vector<std::string> details, extra, outliers, unstable, short_cover;
+    std::map<std::string, int> counts;
+
+    void add(const suite::TestResult& t, double tsc_mhz) {
+        counts[suite::status_name(t.status)]++;
+        for (const auto& c : t.host_checks) extra.push_back(fmt::format("  {}: {}", t.name, c));
+        for (const auto& w : t.warnings) extra.push_back(fmt::format("  {}: warning: {}", t.name, w));
+        if (!t.ipi_latency_cycles.empty()) {
+            double m = stats::median(t.ipi_latency_cycles);
+            extra.push_back(fmt::format("  {}: IPI delivery (sender ICR write -> target handler), median of batch "
+                                        "means {:.0f} cycles ({:.1f} ns)", t.name, m, m / tsc_mhz * 1e3));
+        }
+        if (!t.detail.empty() && t.status != suite::Status::NoExit)
+            details.push_back(fmt::format("  {} ({}): {}", t.name, suite::status_name(t.status), t.detail));
+        for (const auto& session : t.sessions) {
+            if (session.samples.size() < 2) continue;
+            double cv = stats::cv(session.samples);
+            auto o = stats::outliers(session.samples);
+            if (cv > 0.05) unstable.push_back(fmt::format("{} {:.1f}%", t.name, cv * 100));
+            if (size_t n = o.low.size() + o.high.size()) outliers.push_back(fmt::format("{} {}", t.name, n));
+            break;  // the first session speaks for the test; JSON has every one
+        }
+        if (auto hl = suite::headline(t); hl && hl->coverage < 0.95)
+            short_cover.push_back(fmt::format("{} {:.0f}%", t.name, hl->coverage * 100));
+        if (!t.exits.note.empty() && suite::measured(t)) by_note[t.exits.note].push_back(t.name);
+    }
+
+    std::string text(const suite::RunReport& r) {
+        auto line = [&](const char* what, const std::vector<std::string>& v) {
+            if (!v.empty()) extra.push_back(fmt::format("  {}: {}", what, fmt::join(v, ", ")));
+        };
+        line("unstable, CV above 5% across repeats (consider pinning with --cpu/--pin and an idle host)", unstable);
+        line("too few repeats for a 95% interval of the median; it covers only", short_cover);
+        line("outlier repeats (Tukey fences; kept in the figures)", outliers);
+        std::string out = per_exit_section(r) + profile_section(r);
+        for (const auto& d : extra) out += d + "\n";
+        for (const auto& d : details) out += d + "\n";
+        for (const auto& [note, tests] : by_note) out += fmt::format("  {}: {}\n", fmt::join(tests, ", "), note);
+        return out.empty() ? out : "\n" + out;
+    }
+};
+
+constexpr const char* kRow = "{:<{}} {:>11} {:>21} {:>6} {:>6} {:>10} {:>11}  {:<20} {:>8}  {}\n";
+
+std::string row(const suite::TestResult& t, size_t w, const std::optional<double>& base, double tsc_mhz) {
+    std::string med = "-", ci = "-", cv = "-", run = "-", ns = "-", net = "-";
+    if (auto hl = suite::headline(t)) {
+        double m = hl->cycles;
+        med = fmt::format("{:.0f}", m);
+        ci = fmt::format("{:.0f}-{:.0f}", hl->ci.lo, hl->ci.hi);
+        cv = fmt::format("{:.1f}", hl->within_cv * 100);
+        if (hl->between_sessions) run = fmt::format("{:.1f}", hl->between_cv * 100);
+        ns = fmt::format("{:.1f}", m / tsc_mhz * 1e3);
+        if (t.status == suite::Status::NoExit)
+            net = "no exit";  // not an exit cost
+        else if (base && t.name != "baseline" && t.exits.expected > 1)
+            net = fmt::format("{:.0f}/exit", (m - *base) / t.exits.expected);
+        else if (base && t.name != "baseline")
+            net = fmt::format("{:.0f}", m - *base);
+    }
+    std::string irq = t.irqs_per_iter && *t.irqs_per_iter > 0 ? fmt::format("{:.2f}", *t.irqs_per_iter) : "-";
+    return fmt::format(fmt::runtime(kRow), t.name, w, med, ci, cv, run, ns, net, exits_cell(t), irq,
+                       suite::status_name(t.status));
+}
+
 class Table : public Exporter {
 public:
     std::string render(const suite::RunReport& r) const override {
-        const auto& h = r.host;
-        std::string out = fmt::format(
-            "exitbench {} on {} ({}), kernel {}, KVM backend {} ({}), TSC {:.3f} MHz\n",
-            r.tool_version, h.cpu_model, h.cpu_vendor, h.kernel_release,
-            vmm::backend_name(h.backend), h.backend_module, h.tsc_mhz);
-        const auto& s = r.settings;
-        out += fmt::format("batches: {}; {} repeats x {} session{}; {} vCPU(s) or each test's minimum; vCPU 0 {}\n",
-                           s.iterations ? fmt::format("{} iterations", *s.iterations)
-                                        : fmt::format("adaptive, time goal {:g} ms", s.time_goal_s * 1e3),
-                           s.repeats, s.sessions, s.sessions == 1 ? "" : "s", s.smp,
-                           s.pin_auto ? "pinned (--pin auto)"
-                           : !s.pin.empty() ? fmt::format("pinned to CPU {}", s.pin[0])
-                           : s.cpu ? fmt::format("pinned to CPU {}", *s.cpu) : "unpinned");
-        out += s.sessions >= 2
-                   ? "cycles: geometric mean of the session medians; 95% CI across sessions (run-to-run); "
-                     "cv: within a session; run: between sessions\n\n"
-                   : "cycles: median of the repeats; 95% CI of that median within this one session: it does not "
-                     "describe run-to-run reproducibility (use --sessions N for that)\n\n";
+        std::string out = header(r);
         size_t w = 4;
         for (const auto& t : r.results) w = std::max(w, t.name.size());
-        out += fmt::format("{:<{}} {:>11} {:>21} {:>6} {:>6} {:>10} {:>11}  {:<20} {:>8}  {}\n", "test", w,
-                           "cycles/iter", "95% CI", "cv%", "run%", "ns/iter", "-baseline", "exits/iter (exp)",
-                           "irq/iter", "status");
+        out += fmt::format(fmt::runtime(kRow), "test", w, "cycles/iter", "95% CI", "cv%", "run%", "ns/iter",
+                           "-baseline", "exits/iter (exp)", "irq/iter", "status");
         auto base = suite::baseline_cycles(r);
-        std::map<std::string, std::vector<std::string>> notes;  // note -> tests
-        std::vector<std::string> details, extra, outliers, unstable;
-        std::map<std::string, int> counts;
+        Notes notes;
         for (const auto& t : r.results) {
-            counts[suite::status_name(t.status)]++;
-            std::string med = "-", ci = "-", cv = "-", run = "-", ns = "-", net = "-";
-            if (auto hl = suite::headline(t)) {
-                double m = hl->cycles;
-                med = fmt::format("{:.0f}", m);
-                ci = fmt::format("{:.0f}-{:.0f}", hl->ci.lo, hl->ci.hi);
-                cv = fmt::format("{:.1f}", hl->within_cv * 100);
-                if (hl->between_sessions) run = fmt::format("{:.1f}", hl->between_cv * 100);
-                ns = fmt::format("{:.1f}", m / h.tsc_mhz * 1e3);
-                if (t.status == suite::Status::NoExit)
-                    net = "no exit";  // not an exit cost
-                else if (base && t.name != "baseline" && t.exits.expected > 1)
-                    net = fmt::format("{:.0f}/exit", (m - *base) / t.exits.expected);
-                else if (base && t.name != "baseline")
-                    net = fmt::format("{:.0f}", m - *base);
-            }
-            std::string irq = t.irqs_per_iter && *t.irqs_per_iter > 0 ? fmt::format("{:.2f}", *t.irqs_per_iter) : "-";
-            out += fmt::format("{:<{}} {:>11} {:>21} {:>6} {:>6} {:>10} {:>11}  {:<20} {:>8}  {}\n", t.name, w, med,
-                               ci, cv, run, ns, net, exits_cell(t), irq, suite::status_name(t.status));
-            for (const auto& c : t.host_checks) extra.push_back(fmt::format("  {}: {}", t.name, c));
-            for (const auto& w : t.warnings) extra.push_back(fmt::format("  {}: warning: {}", t.name, w));
-            if (!t.ipi_latency_cycles.empty())
-                extra.push_back(fmt::format("  {}: IPI delivery (sender ICR write -> target handler), "
-                                            "median of batch means {:.0f} cycles ({:.1f} ns)",
-                                            t.name, stats::median(t.ipi_latency_cycles),
-                                            stats::median(t.ipi_latency_cycles) / h.tsc_mhz * 1e3));
-            if (!t.detail.empty() && t.status != suite::Status::NoExit)
-                details.push_back(fmt::format("  {} ({}): {}", t.name, suite::status_name(t.status),
-                                              t.detail));
-            for (const auto& session : t.sessions) {
-                if (session.samples.size() < 2) continue;
-                double cv = stats::cv(session.samples);
-                auto o = stats::outliers(session.samples);
-                if (cv > 0.05) unstable.push_back(fmt::format("{} {:.1f}%", t.name, cv * 100));
-                if (size_t n = o.low.size() + o.high.size()) outliers.push_back(fmt::format("{} {}", t.name, n));
-                break;  // the first session speaks for the test; JSON has every one
-            }
-            if (!t.exits.note.empty() && suite::measured(t))
-                notes[t.exits.note].push_back(t.name);
+            out += row(t, w, base, r.host.tsc_mhz);
+            notes.add(t, r.host.tsc_mhz);
         }
-        if (!details.empty() || !notes.empty() || !extra.empty() || !outliers.empty() || !unstable.empty())
-            out += "\n";
-        if (!unstable.empty())
-            extra.push_back(fmt::format("  unstable, CV above 5% across repeats (consider pinning with --cpu/--pin "
-                                        "and an idle host): {}", fmt::join(unstable, ", ")));
-        if (!outliers.empty())
-            extra.push_back(fmt::format("  outlier repeats (Tukey fences; kept in the figures): {}",
-                                        fmt::join(outliers, ", ")));
-        if (auto pe = per_exit_section(r); !pe.empty()) out += pe;
-        if (auto hp = profile_section(r); !hp.empty()) out += hp;
-        for (const auto& d : extra) out += d + "\n";
-        for (const auto& d : details) out += d + "\n";
-        for (const auto& [note, tests] : notes)
-            out += fmt::format("  {}: {}\n", fmt::join(tests, ", "), note);
-        out += "\n";
+        out += notes.text(r) + "\n";
         std::vector<std::string> parts;
-        for (const auto& [k, v] : counts) parts.push_back(fmt::format("{} {}", v, k));
+        for (const auto& [k, v] : notes.counts) parts.push_back(fmt::format("{} {}", v, k));
         out += fmt::format("{} tests: {}{}\n", r.results.size(), fmt::join(parts, ", "),
                            r.interrupted ? " (interrupted: later tests did not run)" : "");
         return out;

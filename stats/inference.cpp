@@ -66,7 +66,7 @@ std::vector<double> binomial_half_cdf(size_t n) {
 }
 
 // The null distribution of the Mann-Whitney U is counted exactly while the
-// counts fit a double's integers (C(m+n, m) < 2^52: both sizes up to 28, or a
+// counts fit a double's integers (C(m+n, m) < 2^52: both sizes up to 27, or a
 // few values against many) and the table is small. Past that U is close to
 // normal; before it, with one or two values on a side, it is not (uniform,
 // triangular), so the size of the smaller sample alone does not decide.

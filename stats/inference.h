@@ -43,7 +43,7 @@ Outliers outliers(std::span<const double> xs);
 // and the interval between the order statistics of those differences picked
 // by the Mann-Whitney critical value. The critical value is exact while the
 // null distribution of U can be counted exactly in doubles (C(m+n, m) < 2^52
-// and m * n <= 1e6: m = n <= 28, or 1-3 values against many), from the normal
+// and m * n <= 1e6: m = n <= 27, or 1-3 values against many), from the normal
 // approximation (tie-free variance) beyond. The m * n differences are never
 // stored: order statistics are selected on the implicit sorted matrix in
 // O(m + n) memory (100k x 100k takes ~0.15 s). When m and n are too small to
