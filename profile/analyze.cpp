@@ -117,6 +117,7 @@ struct Thread {
     bool keyed = false;    // ... and it carried the key
     bool started = false;  // this thread has had a begin
     bool gap = false;      // its open begin was discarded for lost events
+    uint64_t begin_losses = 0;  // Lost records on begin_cpu before the begin
 };
 
 class Threads {
@@ -134,11 +135,29 @@ public:
     }
     std::vector<Thread>& all() { return threads_; }
 
+    // Lost records, counted per CPU: a thread learns of those on its begin's
+    // CPU when next seen, so each record costs O(1), not O(threads).
+    void lose(uint16_t cpu) {
+        if (cpu >= losses_.size()) losses_.resize(size_t(cpu) + 1);
+        losses_[cpu]++;
+    }
+    uint64_t losses(uint16_t cpu) const { return cpu < losses_.size() ? losses_[cpu] : 0; }
+
 private:
     std::vector<Thread> threads_;
+    std::vector<uint64_t> losses_;
     detail::FlatIndex index_;
     uint32_t last_ = UINT32_MAX, last_tid_ = 0;
 };
+
+// A begin whose events may be gone would pair with a later, wrong end: one
+// open across a Lost record on its CPU is discarded.
+void settle_losses(Thread& th, const Threads& threads, Report& rep) {
+    if (!th.pending || threads.losses(th.begin_cpu) == th.begin_losses) return;
+    if (th.keyed) rep.dropped.lost_gap++;
+    th.pending = false;
+    th.gap = true;  // its end, when it comes, is already accounted for
+}
 
 // What an event is to a mode's pairing (perf's is_begin_event /
 // is_end_event), and the key it carries, if any.
@@ -320,14 +339,8 @@ Report run(std::span<const Event> events, std::string_view isa, const Options& o
         auto t = static_cast<uint8_t>(e.type);
         rep.events_by_type[valid_event_type(t) ? t : 0]++;
         if (e.type == EventType::Lost) {
-            // A begin whose events may be gone would pair with a later, wrong end.
             lost_records = sat_add(lost_records, e.a);
-            for (Thread& th : threads.all()) {
-                if (!th.pending || th.begin_cpu != e.cpu) continue;
-                if (th.keyed) rep.dropped.lost_gap++;
-                th.pending = false;
-                th.gap = true;  // its end, when it comes, is already accounted for
-            }
+            threads.lose(e.cpu);
             continue;
         }
         if (opt.vcpu && e.vcpu != *opt.vcpu) continue;
@@ -335,6 +348,7 @@ Report run(std::span<const Event> events, std::string_view isa, const Options& o
         if (c.role == Role::None) continue;
         bool added;
         Thread& th = threads.get(e.tid, added);
+        settle_losses(th, threads, rep);
         if (!added && e.ts_ns < th.last_ts) rep.out_of_order++;
         th.last_ts = e.ts_ns;
 
@@ -346,6 +360,7 @@ Report run(std::span<const Event> events, std::string_view isa, const Options& o
             th.pending = th.started = true;
             th.begin_ts = e.ts_ns;
             th.begin_cpu = e.cpu;
+            th.begin_losses = threads.losses(e.cpu);
             th.keyed = c.keyed;
             if (c.keyed) th.begin_row = rows.find(c.key);
             continue;
@@ -368,8 +383,10 @@ Report run(std::span<const Event> events, std::string_view isa, const Options& o
         }
         rows.add_timed(row, e.ts_ns - th.begin_ts, e.vcpu);
     }
-    for (const Thread& th : threads.all())
+    for (Thread& th : threads.all()) {
+        settle_losses(th, threads, rep);
         if (th.pending && th.keyed) rep.in_flight_at_end++;
+    }
     rep.lost_events = std::max(header_lost, lost_records);
 
     rep.degraded = degraded_note(rep, events, backend, tracepoints);
