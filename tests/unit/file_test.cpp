@@ -3,7 +3,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unistd.h>
 
+#include "profile/trace_file.h"
 #include "report/file.h"
 
 namespace fs = std::filesystem;
@@ -34,4 +36,15 @@ TEST(AtomicFile, UnwritableTargetsFailWithOneLine) {
         }
         EXPECT_THROW(report::write_file_atomic(bad, "x"), std::runtime_error);
     }
+}
+
+TEST(AtomicFile, TracesAreOwnerOnly) {
+    fs::path dir = fs::temp_directory_path() / ("eb_trace_mode_" + std::to_string(getpid()));
+    fs::create_directories(dir);
+    auto path = (dir / "t.trace").string();
+    profile::TraceWriter w(path, {});
+    w.finish();
+    // With -a a trace holds every VM's exits: 0600 whatever the umask.
+    EXPECT_EQ(fs::status(path).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+    fs::remove_all(dir);
 }
