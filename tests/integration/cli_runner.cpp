@@ -49,7 +49,8 @@ CliResult run_cli(const std::vector<std::string>& args, const CliOptions& opt) {
     int open_fds = out[0] < 0 ? 1 : 2;
     while (open_fds > 0) {
         double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (opt.sigint_after_s >= 0 && !sent_int && el >= opt.sigint_after_s) {
+        bool due = opt.signal_when ? opt.signal_when(pid) : opt.sigint_after_s >= 0 && el >= opt.sigint_after_s;
+        if (!sent_int && due) {
             kill(pid, opt.signal);
             if (opt.second_signal) kill(pid, opt.second_signal);
             sent_int = true;

@@ -1,6 +1,7 @@
 // Runs the exitbench binary as a user would and captures what it says.
 #pragma once
 #include <csignal>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -15,7 +16,9 @@ struct CliResult {
 struct CliOptions {
     std::vector<std::string> env;   // extra NAME=VALUE
     std::vector<std::string> wrap;  // command prefix, e.g. setpriv ...
-    double sigint_after_s = -1;     // send `signal` (then `second_signal`, if any) after this long
+    double sigint_after_s = -1;     // send `signal` (then `second_signal`, if any) after this long,
+    std::function<bool(int pid)> signal_when;  // or once this holds for the child
+
     int signal = SIGINT;
     int second_signal = 0;
     std::string stdout_file;        // the child's stdout, instead of a pipe (e.g. /dev/full)

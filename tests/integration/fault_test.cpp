@@ -99,7 +99,7 @@ TEST(Fault, SignalsDuringProfilingLeaveNoInstance) {
     TempDir tmp;
     CliOptions o;
     o.env = {"TMPDIR=" + tmp.path};
-    o.sigint_after_s = 1.5;
+    o.signal_when = [&](int pid) { return fs::exists(instance(dir, pid)); };  // profiling has begun
     o.signal = SIGTERM;
     o.second_signal = SIGINT;  // impatient: it must not kill before the instance is gone
     auto r = run_cli({"run", "inl_from_qemu", "-n", "20000", "-r", "1000", "--no-baseline", "--profile", "--json",
