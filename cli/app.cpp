@@ -3,10 +3,16 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <csignal>
+#include <cstdio>
+#include <cstring>
 #include <fmt/format.h>
 #include <iostream>
 #include <optional>
+#include <poll.h>
+#include <sys/stat.h>
+#include <system_error>
 #include <unistd.h>
 
 #include "cli/errors.h"
@@ -15,6 +21,7 @@
 #include "cli/recipe.h"
 #include "cli/run.h"
 #include "env/host_env.h"
+#include "profile/record.h"
 #include "vmm/boot.h"
 #include "report/exporter.h"
 #include "report/file.h"
@@ -31,10 +38,50 @@ namespace eb::cli {
 namespace {
 
 std::atomic<bool> g_interrupted{false};
+std::atomic<int> g_signals{0};
+std::atomic<bool> g_stdout_gone{false};
 
-void on_sigint(int) {
-    g_interrupted.store(true);
-    std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+// SIGINT, SIGTERM and SIGHUP all ask for an orderly stop: finished results
+// are written and the ftrace instance is removed. A second signal ends the
+// process at once only when no instance is left to remove; otherwise it would
+// leave kvm tracepoints enabled on the host, so it only says why it waits.
+void on_stop_signal(int sig) {
+    if (g_signals.fetch_add(1) == 0) {
+        g_interrupted.store(true);
+        return;
+    }
+    if (!profile::instance_active()) _exit(128 + sig);
+    static const char msg[] = "exitbench: stopping: removing the ftrace instance first "
+                              "(SIGKILL would leave it behind until the next run)\n";
+    ssize_t n = write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)n;
+}
+
+void install_stop_handlers() {
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
+}
+
+// True when stdout is a pipe or socket whose reader has gone (`| head`).
+bool stdout_reader_gone() {
+    struct stat st {};
+    if (fstat(STDOUT_FILENO, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) return false;
+    pollfd p{STDOUT_FILENO, 0, 0};
+    return poll(&p, 1, 0) == 1 && (p.revents & POLLERR);
+}
+
+// What was printed with fmt or iostreams is only known to have arrived once
+// flushed. A reader that went away ends the command normally; any other
+// failure (a full disk) is an error.
+int finish_stdout(int rc) {
+    errno = 0;
+    bool ok = std::fflush(stdout) == 0 && !std::ferror(stdout) && !std::cout.bad();
+    if (ok || g_stdout_gone.load() || stdout_reader_gone()) return rc;
+    fmt::print(stderr, "exitbench: error: cannot write to stdout: {}\n", errno ? std::strerror(errno) : "I/O error");
+    return rc == kOk ? kHost : rc;
 }
 
 int cmd_list(const std::string& device, bool all) {
@@ -83,16 +130,24 @@ int cmd_run(const std::string& device, const RunArgs& a) {
         throw UsageError(fmt::format("--format must be one of {}, not '{}'",
                                      fmt::join(report::format_names(), ", "), a.format));
     auto sys = open_kvm(device);
-    std::signal(SIGINT, on_sigint);
+    install_stop_handlers();
     auto rep = execute(sys, plan, g_interrupted, isatty(STDERR_FILENO));
-    std::signal(SIGINT, SIG_DFL);
 
-    std::cout << exporter->render(rep) << std::flush;
-    if (!a.json.empty()) report::write_file_atomic(a.json, report::to_json(rep).dump(2) + "\n");
-    if (rep.interrupted) return kInterrupted;
-    bool failed = std::any_of(rep.results.begin(), rep.results.end(),
-                              [](const auto& r) { return suite::is_failure(r.status); });
-    return failed ? kTestFailed : kOk;
+    // The file first: a closed or full stdout must not cost the results.
+    int rc = rep.interrupted ? kInterrupted : kOk;
+    if (rc == kOk && std::any_of(rep.results.begin(), rep.results.end(),
+                                 [](const auto& r) { return suite::is_failure(r.status); }))
+        rc = kTestFailed;
+    if (!a.json.empty()) {
+        try {
+            report::write_file_atomic(a.json, report::to_json(rep).dump(2) + "\n");
+        } catch (const std::exception& e) {  // the table below still shows the results
+            fmt::print(stderr, "exitbench: error: {}\n", e.what());
+            rc = kHost;
+        }
+    }
+    write_stdout(exporter->render(rep));
+    return rc;
 }
 
 // Every command, its options, and where CLI11 leaves what it parsed.
@@ -163,40 +218,63 @@ std::optional<int> parse(Commands& c, int argc, char** argv) {
 int dispatch(Commands& c) {
     if (*c.list) return cmd_list(c.device, c.list_all);
     if (*c.env) return cmd_env(c.device);
-    if (*c.recipe_run) {
-        std::signal(SIGINT, on_sigint);
-        return cmd_recipe_run(c.device, c.recipe_name, c.recipe_args, g_interrupted);
-    }
-    if (*c.profile.profile) {
-        std::signal(SIGINT, on_sigint);
-        return cmd_profile(c.profile, c.profile_args, g_interrupted);
-    }
-    if (*c.compare) {
-        std::signal(SIGINT, on_sigint);
-        return cmd_compare(c.device, c.compare_args, g_interrupted);
-    }
-    if (*c.recipe) return cmd_recipe_list();
+    if (*c.recipe && !*c.recipe_run) return cmd_recipe_list();
+    install_stop_handlers();
+    if (*c.recipe_run) return cmd_recipe_run(c.device, c.recipe_name, c.recipe_args, g_interrupted);
+    if (*c.profile.profile) return cmd_profile(c.profile, c.profile_args, g_interrupted);
+    if (*c.compare) return cmd_compare(c.device, c.compare_args, g_interrupted);
     return cmd_run(c.device, c.run_args);
 }
 
-} // namespace
-
-int main(int argc, char** argv) {
-    Commands c;
-    if (auto rc = parse(c, argc, argv)) return *rc;
-    // Bad input exits 2 and a host that cannot run exitbench 3, each with one line.
+// Runs a command: its exceptions become one line and an exit code.
+template <class F>
+int guarded(F&& command) {
     try {
-        return dispatch(c);
+        return finish_stdout(command());
     } catch (const UsageError& e) {
         fmt::print(stderr, "exitbench: error: {}\n", e.what());
         return kUsage;
     } catch (const std::invalid_argument& e) {
         fmt::print(stderr, "exitbench: error: {}\n", e.what());
         return kUsage;
-    } catch (const std::exception& e) {  // HostError and the rest
+    } catch (const std::system_error& e) {
+        if (!std::ferror(stdout)) {
+            fmt::print(stderr, "exitbench: error: {}\n", e.what());
+            return kHost;
+        }
+        // fmt::print failed to write: stdout's reader has all it wanted, or it is full.
+        if (e.code().value() == EPIPE) return kOk;
+        fmt::print(stderr, "exitbench: error: cannot write to stdout: {}\n", e.code().message());
+        return kHost;
+    } catch (const std::exception& e) {  // HostError and whatever the host throws
         fmt::print(stderr, "exitbench: error: {}\n", e.what());
         return kHost;
     }
+}
+
+} // namespace
+
+void write_stdout(std::string_view text) {
+    if (g_stdout_gone.load()) return;
+    errno = 0;
+    if (std::fwrite(text.data(), 1, text.size(), stdout) == text.size() && std::fflush(stdout) == 0) return;
+    int e = errno;
+    if (e == EPIPE || stdout_reader_gone()) {
+        g_stdout_gone.store(true);
+        return;
+    }
+    throw HostError(fmt::format("cannot write to stdout: {}", std::strerror(e ? e : EIO)));
+}
+
+int main(int argc, char** argv) {
+    // Write errors come back as errors (EPIPE, EFBIG) instead of killing the
+    // process before it has written its files.
+    std::signal(SIGPIPE, SIG_IGN);
+    std::signal(SIGXFSZ, SIG_IGN);
+    Commands c;
+    if (auto rc = parse(c, argc, argv)) return *rc;
+    // Bad input exits 2 and a host that cannot run exitbench 3, each with one line.
+    return guarded([&] { return dispatch(c); });
 }
 
 } // namespace eb::cli

@@ -238,8 +238,7 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
     // The file first: a closed stdout must not lose it.
     if (!a.common.json.empty())
         report::write_file_atomic(a.common.json, report::comparison_json(cmp).dump(2) + "\n");
-    fmt::print("exitbench compare\n{}\n", fmt::join(header, "\n"));
-    std::cout << report::render_comparison(cmp) << std::flush;
+    write_stdout(fmt::format("exitbench compare\n{}\n", fmt::join(header, "\n")) + report::render_comparison(cmp));
     if (interrupt.load()) return kInterrupted;
     if (fail_pct) return gate(cmp, *fail_pct);
     return cmp.tests.empty() ? kTestFailed : kOk;

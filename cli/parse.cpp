@@ -1,31 +1,68 @@
 #include "cli/parse.h"
 
-#include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <fmt/format.h>
 #include <stdexcept>
 
 namespace eb::cli {
 
-uint64_t parse_positive(const std::string& opt, const std::string& v) {
-    errno = 0;
-    char* end = nullptr;
-    unsigned long long n = v.empty() || v[0] == '-' ? 0 : std::strtoull(v.c_str(), &end, 10);
-    if (v.empty() || v[0] == '-' || errno || !end || *end || n == 0)
-        throw std::invalid_argument(opt + " needs a whole number greater than 0, not '" + v + "'");
+namespace {
+
+bool digit(char c) { return c >= '0' && c <= '9'; }
+
+// Length of the decimal number at the start of v: digits, an optional
+// fraction and exponent. No sign, space, hex, "inf" or "nan", which strtod
+// would take.
+size_t number_prefix(const std::string& v) {
+    size_t i = 0, digits = 0;
+    while (i < v.size() && digit(v[i])) ++i, ++digits;
+    if (i < v.size() && v[i] == '.')
+        for (++i; i < v.size() && digit(v[i]); ++i) ++digits;
+    if (digits == 0) return 0;
+    if (i < v.size() && (v[i] == 'e' || v[i] == 'E')) {
+        size_t j = i + 1;
+        if (j < v.size() && (v[j] == '+' || v[j] == '-')) ++j;
+        if (j < v.size() && digit(v[j])) {
+            while (j < v.size() && digit(v[j])) ++j;
+            i = j;
+        }
+    }
+    return i;
+}
+
+} // namespace
+
+uint64_t parse_count(const std::string& opt, const std::string& v, uint64_t lo, uint64_t hi) {
+    uint64_t n = 0;
+    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    bool digits_only = !v.empty() && digit(v[0]) && end == v.data() + v.size();
+    if (!digits_only || ec != std::errc() || n < lo || n > hi)
+        throw std::invalid_argument(
+            hi == UINT64_MAX ? fmt::format("{} needs a whole number of at least {}, not '{}'", opt, lo, v)
+                             : fmt::format("{} needs a whole number from {} to {}, not '{}'", opt, lo, hi, v));
     return n;
 }
 
-double parse_duration(const std::string& opt, const std::string& v) {
-    char* end = nullptr;
-    errno = 0;
-    double x = v.empty() ? 0 : std::strtod(v.c_str(), &end);
-    std::string unit = end ? end : "";
+uint64_t parse_positive(const std::string& opt, const std::string& v) { return parse_count(opt, v, 1, UINT64_MAX); }
+
+std::string duration_text(double s) {
+    if (s >= 1) return fmt::format("{:g}s", s);
+    if (s >= 1e-3) return fmt::format("{:g}ms", s * 1e3);
+    return fmt::format("{:g}us", s * 1e6);
+}
+
+double parse_duration(const std::string& opt, const std::string& v, double max_s, double min_s) {
+    size_t n = number_prefix(v);
+    std::string unit = v.substr(n);
     double scale = unit == "" || unit == "s" ? 1 : unit == "ms" ? 1e-3 : unit == "us" ? 1e-6 : -1;
-    if (v.empty() || errno || scale < 0 || !std::isfinite(x) || x <= 0)
-        throw std::invalid_argument(opt + " needs a duration greater than 0 such as 20ms, 0.5s or "
-                                          "250us, not '" + v + "'");
-    return x * scale;
+    double x = n ? std::strtod(v.substr(0, n).c_str(), nullptr) * scale : 0;
+    if (n == 0 || scale < 0 || !std::isfinite(x) || x < min_s * (1 - 1e-12) || x > max_s)
+        throw std::invalid_argument(fmt::format("{} needs a duration from {} to {} such as 20ms, 0.5s or 250us, "
+                                                "not '{}'",
+                                                opt, duration_text(min_s), duration_text(max_s), v));
+    return x;
 }
 
 std::vector<int> parse_cpu_list(const std::string& opt, const std::string& v) {

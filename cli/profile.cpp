@@ -1,7 +1,6 @@
 #include "cli/profile.h"
 
 #include <fmt/format.h>
-#include <iostream>
 
 #include "cli/app.h"
 #include "cli/errors.h"
@@ -42,7 +41,9 @@ ProfileCommands add_profile_commands(CLI::App& app, ProfileArgs& a) {
     c.live->add_flag("--csv", a.csv, "one CSV line per event and interval");
     c.live->add_option("--than", a.than, "print each exit slower than this many microseconds instead");
     c.live->add_option("--event", a.event, "vmexit (default), mmio, ioport or msr");
-    for (auto* s : {c.record, c.report, c.compare, c.live}) s->allow_extras(false);
+    c.cleanup = c.profile->add_subcommand("cleanup", "remove the ftrace instances of exitbench processes that "
+                                                     "no longer run (each recorder sweeps them too)");
+    for (auto* s : {c.record, c.report, c.compare, c.live, c.cleanup}) s->allow_extras(false);
     return c;
 }
 
@@ -59,10 +60,7 @@ profile::TraceFile load(const std::string& path) {
 profile::Options options(const ProfileArgs& a) {
     profile::Options o;
     o.mode = profile::parse_mode(a.event);
-    if (!a.vcpu.empty()) {
-        if (a.vcpu == "0") o.vcpu = 0;
-        else o.vcpu = static_cast<uint32_t>(parse_positive("--vcpu", a.vcpu));
-    }
+    if (!a.vcpu.empty()) o.vcpu = static_cast<uint32_t>(parse_count("--vcpu", a.vcpu, 0, UINT32_MAX));
     for (const char* k : {"ev_name", "sample", "time", "max_t", "min_t", "mean_t"})
         if (a.sort == k) o.sort = a.sort;
     if (o.sort != a.sort)
@@ -74,42 +72,76 @@ profile::Options options(const ProfileArgs& a) {
 
 int cmd_profile_live(const ProfileArgs& a, const profile::Options& opt, const std::atomic<bool>& interrupt);
 
-int cmd_profile(const ProfileCommands& c, const ProfileArgs& a, const std::atomic<bool>& interrupt) {
-    if (*c.record) {
-        if (a.pids.empty() && !a.all) throw UsageError("say which processes: -p PID (repeatable) or -a");
-        profile::RecordOptions o;
-        o.pids = a.pids;
-        o.all = a.all;
-        o.out = a.out;
-        if (!a.duration.empty()) o.duration_s = parse_duration("--duration", a.duration);
-        o.buffer_kb = static_cast<uint32_t>(std::min<uint64_t>(parse_positive("--buffer-kb", a.buffer_kb), 1u << 22));
-        require_writable(a.out);
-        auto host = vmm::probe_host(std::nullopt);
-        o.isa = vmm::exit_isa(host.backend);
-        o.backend = host.backend_module;
-        o.cpu_model = host.cpu_model;
-        profile::RecordResult r;
-        try {
-            r = profile::record(o, interrupt);
-        } catch (const std::exception& e) {
-            throw HostError(e.what());
-        }
-        fmt::print("recorded {} events into {}; lost {}\n", r.events, a.out, r.lost);
-        if (!r.missing.empty()) fmt::print("tracepoints this kernel lacks: {}\n", fmt::join(r.missing, ", "));
-        return kOk;
+namespace {
+
+// Largest ring buffer per CPU: 4 GiB, already more than most hosts can pin.
+constexpr uint64_t kMaxBufferKb = 1u << 22;
+// A PID that cannot exist is a usage error; one that does not (yet) is the
+// recorder's "no process".
+void check_pids(const std::vector<int>& pids) {
+    for (int p : pids)
+        if (p <= 0) throw UsageError(fmt::format("--pid needs a process ID greater than 0, not {}", p));
+}
+
+int cmd_record(const ProfileArgs& a, const std::atomic<bool>& interrupt) {
+    if (a.pids.empty() && !a.all) throw UsageError("say which processes: -p PID (repeatable) or -a");
+    check_pids(a.pids);
+    profile::RecordOptions o;
+    o.pids = a.pids;
+    o.all = a.all;
+    o.out = a.out;
+    if (!a.duration.empty()) o.duration_s = parse_duration("--duration", a.duration);
+    o.buffer_kb = static_cast<uint32_t>(parse_count("--buffer-kb", a.buffer_kb, 1, kMaxBufferKb));
+    require_writable(a.out);
+    auto host = vmm::probe_host(std::nullopt);
+    o.isa = vmm::exit_isa(host.backend);
+    o.backend = host.backend_module;
+    o.cpu_model = host.cpu_model;
+    profile::RecordResult r;
+    try {
+        r = profile::record(o, interrupt);
+    } catch (const std::exception& e) {
+        throw HostError(e.what());
     }
-    if (*c.live) return cmd_profile_live(a, options(a), interrupt);
+    fmt::print("recorded {} events into {}; lost {}\n", r.events, a.out, r.lost);
+    if (!r.missing.empty()) fmt::print("tracepoints this kernel lacks: {}\n", fmt::join(r.missing, ", "));
+    return kOk;
+}
+
+int cmd_cleanup() {
+    profile::Sweep s;
+    try {
+        s = profile::sweep_stale_instances();
+    } catch (const std::exception& e) {
+        throw HostError(e.what());
+    }
+    for (const auto& n : s.removed) fmt::print("removed the ftrace instance {}: its process no longer runs\n", n);
+    if (s.removed.empty() && s.failed.empty()) fmt::print("no stale exitbench ftrace instances\n");
+    if (s.failed.empty()) return kOk;
+    throw HostError(fmt::format("cannot remove the ftrace instance {}", fmt::join(s.failed, "; ")));
+}
+
+} // namespace
+
+int cmd_profile(const ProfileCommands& c, const ProfileArgs& a, const std::atomic<bool>& interrupt) {
+    if (*c.record) return cmd_record(a, interrupt);
+    if (*c.cleanup) return cmd_cleanup();
+    if (*c.live) {
+        check_pids(a.pids);
+        return cmd_profile_live(a, options(a), interrupt);
+    }
     if (*c.report) {
         auto opt = options(a);
         auto rep = profile::analyze(load(a.input), opt);
-        std::cout << (a.perf_only ? profile::render_perf(rep) : profile::render_extended(rep)) << std::flush;
+        // The file first: a closed or full stdout must not cost it.
         if (!a.json.empty()) report::write_file_atomic(a.json, profile::to_json(rep).dump(2) + "\n");
+        write_stdout(a.perf_only ? profile::render_perf(rep) : profile::render_extended(rep));
         return kOk;
     }
     auto opt = options(a);
     auto old_rep = profile::analyze(load(a.files[0]), opt);
     auto new_rep = profile::analyze(load(a.files[1]), opt);
-    std::cout << profile::render_compare(profile::compare(old_rep, new_rep), opt.mode) << std::flush;
+    write_stdout(profile::render_compare(profile::compare(old_rep, new_rep), opt.mode));
     return kOk;
 }
 

@@ -18,9 +18,9 @@ struct ProfileArgs {
     std::vector<std::string> files;  // compare OLD NEW
 };
 
-// Adds `profile` with record/report/compare; returns the subcommands.
+// Adds `profile` with record/report/compare/live/cleanup; returns the subcommands.
 struct ProfileCommands {
-    CLI::App *profile, *record, *report, *compare, *live;
+    CLI::App *profile, *record, *report, *compare, *live, *cleanup;
 };
 ProfileCommands add_profile_commands(CLI::App& app, ProfileArgs& a);
 int cmd_profile(const ProfileCommands& c, const ProfileArgs& a, const std::atomic<bool>& interrupt);

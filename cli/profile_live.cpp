@@ -74,8 +74,9 @@ void print_table(const profile::Report& rep, double elapsed, double interval, bo
 
 int cmd_profile_live(const ProfileArgs& a, const profile::Options& opt, const std::atomic<bool>& interrupt) {
     if (a.pids.empty() && !a.all) throw UsageError("say which processes: -p PID (repeatable) or -a");
-    double interval = a.interval.empty() ? 1.0 : parse_duration("--delay", a.interval);
-    double than_us = a.than.empty() ? -1 : parse_duration("--than", a.than + "us") * 1e6;
+    // Refreshes faster than the 50 ms poll make no sense; slower than an hour is no live view.
+    double interval = a.interval.empty() ? 1.0 : parse_duration("--delay", a.interval, 3600, 0.05);
+    double than_us = a.than.empty() ? -1 : parse_duration("--than", a.than + "us", 1.0) * 1e6;
     auto host = vmm::probe_host(std::nullopt);
     std::string isa = vmm::exit_isa(host.backend);
 

@@ -1,7 +1,12 @@
 #include "cli/run.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <charconv>
 #include <chrono>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
 #include <random>
 #include <thread>
 #include <fmt/format.h>
@@ -30,20 +35,49 @@ namespace eb::cli {
 
 namespace {
 
+namespace fs = std::filesystem;
+
+constexpr std::string_view kTempPrefix = "exitbench-profile-";
+
+// --profile's temporary traces are named exitbench-profile-PID-XXXXXX (and
+// the writer's .exitbench-profile-PID-XXXXXX.XXXXXX). Those of processes that
+// no longer run were left by SIGKILL: remove them.
+void sweep_temp_traces(const fs::path& dir) {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+        std::string name = e.path().filename().string();
+        std::string_view rest = name;
+        if (!rest.empty() && rest[0] == '.') rest.remove_prefix(1);
+        if (rest.substr(0, kTempPrefix.size()) != kTempPrefix) continue;
+        rest.remove_prefix(kTempPrefix.size());
+        int pid = 0;
+        auto [end, err] = std::from_chars(rest.data(), rest.data() + rest.size(), pid);
+        bool dash = err == std::errc() && end != rest.data() + rest.size() && *end == '-';
+        if (!dash || pid <= 0 || kill(pid, 0) == 0 || errno != ESRCH) continue;
+        if (fs::remove(e.path(), ec))
+            fmt::print(stderr, "exitbench: removed {}, left by process {} which no longer runs\n",
+                       e.path().string(), pid);
+    }
+}
+
+std::string make_temp_trace() {
+    fs::path dir = fs::temp_directory_path();
+    sweep_temp_traces(dir);
+    std::string pat = (dir / fmt::format("{}{}-XXXXXX", kTempPrefix, getpid())).string();
+    int fd = mkstemp(pat.data());
+    if (fd < 0) throw HostError(fmt::format("--profile: cannot create a temporary trace file in {}: {}",
+                                            dir.string(), std::strerror(errno)));
+    close(fd);
+    return pat;
+}
+
 // --profile: records our own process's kvm tracepoints on a thread while the
 // tests run, then gives each test the host-side figures of its time window.
+// A recording failure never costs the results: profiling stops with a warning.
 class ProfileSession {
 public:
-    ProfileSession(const vmm::HostFacts& host, const std::string& keep) : keep_(!keep.empty()) {
-        if (keep_) {
-            path_ = keep;
-        } else {
-            char tmpl[] = "/tmp/exitbench-profile-XXXXXX";
-            int fd = mkstemp(tmpl);
-            if (fd < 0) throw HostError("--profile: cannot create a temporary trace file");
-            close(fd);
-            path_ = tmpl;
-        }
+    ProfileSession(const vmm::HostFacts& host, const std::string& keep)
+        : keep_(!keep.empty()), path_(keep_ ? keep : make_temp_trace()) {
         profile::RecordOptions o;
         o.pids = {getpid()};
         o.require_kvm = false;  // the VMs come later
@@ -55,27 +89,53 @@ public:
             rec_ = std::make_unique<profile::Recorder>(o);
             rec_->start();
         } catch (const std::exception& e) {
+            rec_.reset();
             if (!keep_) unlink(path_.c_str());
             throw HostError(std::string("--profile: ") + e.what());
         }
-        poller_ = std::thread([this] {
-            while (!stop_.load()) {
-                std::this_thread::sleep_for(std::chrono::milliseconds(50));
-                rec_->poll();
-            }
-        });
+        poller_ = std::thread([this] { poll(); });
     }
     ~ProfileSession() {
         stop_.store(true);
         if (poller_.joinable()) poller_.join();
+        rec_.reset();
         if (!keep_) unlink(path_.c_str());
     }
 
     void attribute(std::vector<suite::TestResult>& results) {
         stop_.store(true);
         poller_.join();
-        auto rr = rec_->finish();
-        auto trace = profile::read_trace(path_);
+        if (!rec_) return;  // the poller failed and said so
+        try {
+            auto rr = rec_->finish();
+            rec_.reset();  // the ftrace instance goes now, not at the end of the program
+            attribute(results, profile::read_trace(path_), rr.lost);
+        } catch (const std::exception& e) {
+            rec_.reset();
+            warn(e.what());
+        }
+    }
+
+private:
+    void poll() {
+        try {
+            while (!stop_.load()) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                rec_->poll();
+            }
+        } catch (const std::exception& e) {
+            // An exception must not escape a std::thread: that is std::terminate.
+            rec_.reset();  // tracing off now, and the partial trace removed
+            warn(e.what());
+        }
+    }
+
+    void warn(const char* why) const {
+        fmt::print(stderr, "exitbench: warning: --profile stopped: {}; the results are kept without host-side "
+                           "figures\n", why);
+    }
+
+    static void attribute(std::vector<suite::TestResult>& results, profile::TraceFile trace, uint64_t lost) {
         // Buffers drain CPU by CPU; the windows need time order.
         std::stable_sort(trace.events.begin(), trace.events.end(),
                          [](const auto& a, const auto& b) { return a.ts_ns < b.ts_ns; });
@@ -85,8 +145,7 @@ public:
                                        [](const profile::Event& e, int64_t ns) { return int64_t(e.ts_ns) < ns; });
             auto hi = std::upper_bound(lo, trace.events.end(), t.end_ns,
                                        [](int64_t ns, const profile::Event& e) { return ns < int64_t(e.ts_ns); });
-            auto rep = profile::analyze(std::span(&*lo, size_t(hi - lo)), trace.header.isa, {}, 0,
-                                        trace.header.backend);
+            auto rep = profile::analyze(std::span(lo, hi), trace.header.isa, {}, 0, trace.header.backend);
             suite::HostProfile hp;
             if (!rep.degraded.empty()) {
                 hp.note = "no kvm_exit/kvm_entry on this host: no handling time (see 'profile report')";
@@ -98,12 +157,11 @@ public:
                 hp = {row.name, row.count, t.all_iterations ? double(row.count) / double(t.all_iterations) : 0,
                       row.mean_ns, row.p50_ns, row.p99_ns, ""};
             }
-            if (rr.lost) hp.note += fmt::format("{}{} events were lost", hp.note.empty() ? "" : "; ", rr.lost);
+            if (lost) hp.note += fmt::format("{}{} events were lost", hp.note.empty() ? "" : "; ", lost);
             t.host_profile = hp;
         }
     }
 
-private:
     bool keep_;
     std::string path_;
     std::unique_ptr<profile::Recorder> rec_;
@@ -184,20 +242,51 @@ void add_run_options(CLI::App& run, RunArgs& ra) {
     run.add_option("--guest-efer", ra.guest_efer, "guest EFER bits, e.g. nx=off or nx=on,sce=off");
     run.add_option("--cpuid", ra.cpuid, "CPUID edits for the guest: --cpuid=-x2apic,+rtm or --cpuid x2apic=off");
     run.add_flag("--allow-invd", ra.allow_invd, "let the invd test run (unsafe on bare-metal-like setups)");
-    run.add_flag("--per-exit", ra.per_exit, "time every iteration on its own: percentiles and a histogram");
+    run.add_flag("--per-exit", ra.per_exit, "time every iteration on its own: percentiles and a histogram "
+                                          "(at most 16 Mi samples per test)");
     run.add_flag("--profile", ra.profile, "record kvm tracepoints meanwhile: host-side handling time per test");
     run.add_option("--profile-out", ra.profile_out, "with --profile: keep the trace in FILE for 'profile report'");
     run.allow_extras(false);
 }
 
+namespace {
+
+// Limits of the numeric options. kMaxIterations is suite/session.cpp's
+// largest batch; --per-exit batches are bounded by the guest's sample buffer.
+constexpr uint64_t kMaxIterations = 1ull << 36;
+constexpr uint64_t kMaxRepeats = 1u << 20;
+constexpr double kMaxTimeGoal = 10, kMaxWatchdog = 3600, kMinWatchdog = 1e-3;
+// --per-exit keeps every sample (8 bytes each) of every test in memory and in
+// the JSON: at most this many per test (128 MiB).
+constexpr uint64_t kPerExitMaxSamples = 1u << 24;
+
+// The numeric options, each parsed strictly against its range.
+void parse_numbers(const RunArgs& a, suite::RunSettings& s) {
+    uint64_t max_n = a.per_exit ? abi::kSampleMax : kMaxIterations;
+    if (!a.iterations.empty())
+        s.iterations = parse_count(a.per_exit ? "--iterations (with --per-exit)" : "--iterations", a.iterations,
+                                   1, max_n);
+    s.repeats = a.repeats.empty() ? kDefaultRepeats
+                                  : static_cast<uint32_t>(parse_count("--repeats", a.repeats, 1, kMaxRepeats));
+    s.sessions = a.sessions.empty() ? kDefaultSessions
+                                    : static_cast<uint32_t>(parse_count("--sessions", a.sessions, 1, 1000));
+    s.order_seed = a.seed.empty() ? std::random_device{}() : parse_count("--seed", a.seed, 0, UINT64_MAX);
+    if (!a.time_goal.empty()) s.time_goal_s = parse_duration("--time-goal", a.time_goal, kMaxTimeGoal);
+    if (!a.watchdog.empty()) s.watchdog_s = parse_duration("--watchdog", a.watchdog, kMaxWatchdog, kMinWatchdog);
+    if (!a.smp.empty()) s.smp = static_cast<uint32_t>(parse_count("--smp", a.smp, 1, abi::kMaxVcpus));
+    uint64_t batch = s.iterations.value_or(abi::kSampleMax);
+    if (a.per_exit && uint64_t(s.repeats) * batch > kPerExitMaxSamples)
+        throw UsageError(fmt::format("--per-exit keeps every sample: {} repeats of up to {} iterations exceed the "
+                                     "cap of {} samples (128 MiB) per test; lower --repeats or set --iterations",
+                                     s.repeats, batch, kPerExitMaxSamples));
+}
+
+} // namespace
+
 RunPlan plan_run(const RunArgs& a) {
     RunPlan p;
     auto& s = p.settings;
-    if (!a.iterations.empty()) s.iterations = parse_positive("--iterations", a.iterations);
-    s.repeats = a.repeats.empty() ? kDefaultRepeats
-                                  : static_cast<uint32_t>(std::min<uint64_t>(parse_positive("--repeats", a.repeats), 1u << 20));
-    if (!a.time_goal.empty()) s.time_goal_s = parse_duration("--time-goal", a.time_goal);
-    if (!a.watchdog.empty()) s.watchdog_s = parse_duration("--watchdog", a.watchdog);
+    parse_numbers(a, s);
     if (!a.cpu.empty()) {
         auto cpus = parse_cpu_list("--cpu", a.cpu);
         if (cpus.size() != 1) throw UsageError("--cpu takes one CPU; use --pin for several vCPUs");
@@ -205,16 +294,6 @@ RunPlan plan_run(const RunArgs& a) {
         s.cpu = cpus[0];
     }
     s.baseline = !a.no_baseline;
-    s.sessions = kDefaultSessions;
-    if (!a.sessions.empty()) {
-        uint64_t n = parse_positive("--sessions", a.sessions);
-        if (n > 1000) throw UsageError(fmt::format("--sessions takes 1 to 1000, not {}", n));
-        s.sessions = static_cast<uint32_t>(n);
-    }
-    s.order_seed = a.seed.empty() ? std::random_device{}() : parse_positive("--seed", a.seed);
-    if (!a.smp.empty())
-        s.smp = static_cast<uint32_t>(std::min<uint64_t>(parse_positive("--smp", a.smp), abi::kMaxVcpus + 1));
-    if (s.smp > abi::kMaxVcpus) throw UsageError(fmt::format("--smp: at most {} vCPUs", abi::kMaxVcpus));
     if (a.pin == "auto") {
         s.pin_auto = true;
     } else if (!a.pin.empty()) {

@@ -112,6 +112,7 @@ struct Thread {
     bool keyed = false;    // ... and it carried the key
     bool started = false;  // this thread has had a begin
     bool gap = false;      // its open begin was discarded for lost events
+    uint64_t begin_losses = 0;  // Lost records on begin_cpu before the begin
 };
 
 class Threads {
@@ -129,8 +130,17 @@ public:
     }
     std::vector<Thread>& all() { return threads_; }
 
+    // Lost records, counted per CPU: a thread learns of those on its begin's
+    // CPU when next seen, so each record costs O(1), not O(threads).
+    void lose(uint16_t cpu) {
+        if (cpu >= losses_.size()) losses_.resize(size_t(cpu) + 1);
+        losses_[cpu]++;
+    }
+    uint64_t losses(uint16_t cpu) const { return cpu < losses_.size() ? losses_[cpu] : 0; }
+
 private:
     std::vector<Thread> threads_;
+    std::vector<uint64_t> losses_;
     detail::FlatIndex index_;
     uint32_t last_ = UINT32_MAX, last_tid_ = 0;
 };

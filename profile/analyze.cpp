@@ -200,6 +200,7 @@ public:
         if (c.role == Role::None) return;
         bool added;
         Thread& th = threads_.get(e.tid, added);
+        settle_losses(th);
         if (!added && e.ts_ns < th.last_ts) rep_.out_of_order++;
         th.last_ts = e.ts_ns;
         if (c.role == Role::End)
@@ -210,22 +211,27 @@ public:
 
     // Returns the timed rows.
     std::vector<Row> finish(uint64_t header_lost) {
-        for (const Thread& th : threads_.all())
+        for (Thread& th : threads_.all()) {
+            settle_losses(th);
             if (th.pending && th.keyed) rep_.in_flight_at_end++;
+        }
         rep_.lost_events = std::max(header_lost, lost_records_);
         return rows_.take();
     }
 
 private:
-    // A begin whose events may be gone would pair with a later, wrong end.
     void lost(const Event& e) {
         lost_records_ = sat_add(lost_records_, e.a);
-        for (Thread& th : threads_.all()) {
-            if (!th.pending || th.begin_cpu != e.cpu) continue;
-            if (th.keyed) rep_.dropped.lost_gap++;
-            th.pending = false;
-            th.gap = true;  // its end, when it comes, is already accounted for
-        }
+        threads_.lose(e.cpu);
+    }
+
+    // A begin whose events may be gone would pair with a later, wrong end: one
+    // open across a Lost record on its CPU is discarded.
+    void settle_losses(Thread& th) {
+        if (!th.pending || threads_.losses(th.begin_cpu) == th.begin_losses) return;
+        if (th.keyed) rep_.dropped.lost_gap++;
+        th.pending = false;
+        th.gap = true;  // its end, when it comes, is already accounted for
     }
 
     void begin(Thread& th, const Event& e, const Pairing& c) {
@@ -236,6 +242,7 @@ private:
         th.pending = th.started = true;
         th.begin_ts = e.ts_ns;
         th.begin_cpu = e.cpu;
+        th.begin_losses = threads_.losses(e.cpu);
         th.keyed = c.keyed;
         if (c.keyed) th.begin_row = rows_.find(c.key);
     }

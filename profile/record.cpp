@@ -1,8 +1,11 @@
 #include "profile/record.h"
 
 #include <cerrno>
+#include <charconv>
 #include <chrono>
+#include <csignal>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -10,6 +13,7 @@
 #include <stdexcept>
 #include <thread>
 #include <unistd.h>
+#include <utility>
 
 extern "C" {
 #include <tracefs/tracefs.h>
@@ -38,6 +42,39 @@ void check_pid_is_kvm(int pid) {
 }
 
 namespace {
+
+std::atomic<int> g_active{0};  // Recorders holding an instance; read by signal handlers
+
+constexpr std::string_view kInstancePrefix = "exitbench-";
+
+// The PID in "exitbench-PID", or 0 for any other name.
+int instance_pid(std::string_view name) {
+    if (name.substr(0, kInstancePrefix.size()) != kInstancePrefix) return 0;
+    auto digits = name.substr(kInstancePrefix.size());
+    int pid = 0;
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), pid);
+    return ec == std::errc() && end == digits.data() + digits.size() && pid > 0 ? pid : 0;
+}
+
+// Alive as seen from our PID namespace. Our own PID counts only once we hold
+// an instance: before that, one with our name was left by a dead process.
+bool instance_owner_alive(int pid) {
+    if (pid == getpid()) return g_active.load() > 0;
+    return kill(pid, 0) == 0 || errno == EPERM;
+}
+
+// Tracing off and kvm events off before the rmdir, so the host stops paying
+// for them even if the rmdir fails.
+int destroy_instance(tracefs_instance* inst) {
+    tracefs_trace_off(inst);
+    tracefs_event_disable(inst, nullptr, nullptr);
+    errno = 0;
+    int r = tracefs_instance_destroy(inst);
+    int e = errno;
+    tracefs_instance_free(inst);
+    errno = e;
+    return r;
+}
 
 std::vector<int> threads_of(int pid) {
     std::vector<int> tids;
@@ -70,21 +107,28 @@ struct Recorder::Impl {
     std::unique_ptr<TraceWriter> writer;
     RecordResult result;
     bool started = false;
+    std::exception_ptr failure;  // thrown by an event handler, for drain()
 
     ~Impl() {
         if (inst) {
-            tracefs_trace_off(inst);
-            tracefs_event_disable(inst, nullptr, nullptr);
-            tracefs_instance_destroy(inst);
-            tracefs_instance_free(inst);
+            destroy_instance(inst);
+            g_active.fetch_sub(1);
         }
         if (tep) tep_free(tep);
     }
 
+    // An exception must not unwind through libtracefs: it would leave the
+    // per-CPU buffers open, and the instance could not be removed (EBUSY).
+    // Stop the iteration and rethrow in drain().
     static int on_event(tep_event* ev, tep_record* rec, int cpu, void* ctx) {
         auto* self = static_cast<Impl*>(ctx);
-        self->handle(ev, rec, cpu);
-        return 0;
+        try {
+            self->handle(ev, rec, cpu);
+            return 0;
+        } catch (...) {
+            self->failure = std::current_exception();
+            return 1;
+        }
     }
 
     Fields& fields_for(tep_event* ev) {
@@ -137,8 +181,9 @@ struct Recorder::Impl {
     }
 
     void drain() {
-        if (tracefs_iterate_raw_events(tep, inst, nullptr, 0, on_event, this) < 0)
-            throw std::runtime_error("reading the trace buffer failed");
+        int r = tracefs_iterate_raw_events(tep, inst, nullptr, 0, on_event, this);
+        if (failure) std::rethrow_exception(std::exchange(failure, nullptr));
+        if (r < 0) throw std::runtime_error("reading the trace buffer failed");
     }
 
     uint64_t overruns() {
@@ -153,6 +198,32 @@ struct Recorder::Impl {
         return total;
     }
 };
+
+Sweep sweep_stale_instances() {
+    if (!tracefs_tracing_dir()) throw std::runtime_error("tracefs is not mounted and could not be mounted (need root)");
+    std::vector<std::string> names;
+    auto collect = [](const char* name, void* ctx) {
+        static_cast<std::vector<std::string>*>(ctx)->push_back(name);
+        return 0;
+    };
+    tracefs_instances_walk(collect, &names);
+    Sweep s;
+    for (const auto& name : names) {
+        int pid = instance_pid(name);
+        if (!pid || instance_owner_alive(pid)) continue;
+        tracefs_instance* inst = tracefs_instance_alloc(nullptr, name.c_str());
+        if (!inst) {
+            s.failed.push_back(name + ": " + std::strerror(errno));
+        } else if (destroy_instance(inst) == 0) {
+            s.removed.push_back(name);
+        } else if (errno != ENOENT) {  // ENOENT: another exitbench swept it meanwhile
+            s.failed.push_back(name + ": " + std::strerror(errno));
+        }
+    }
+    return s;
+}
+
+bool instance_active() { return g_active.load() > 0; }
 
 Recorder::Recorder(RecordOptions opt) : impl_(std::make_unique<Impl>()) {
     impl_->opt = std::move(opt);
@@ -170,9 +241,22 @@ Recorder::Recorder(RecordOptions opt) : impl_(std::make_unique<Impl>()) {
     for (const auto& t : recorded_tracepoints())
         (tep_find_event_by_name(im.tep, "kvm", t.c_str()) ? im.result.available : im.result.missing).push_back(t);
     if (im.result.available.empty()) throw std::runtime_error("this kernel has none of the kvm tracepoints");
-    std::string name = fmt::format("exitbench-{}", getpid());
-    im.inst = tracefs_instance_create(name.c_str());
-    if (!im.inst) throw std::runtime_error("cannot create the ftrace instance " + name + ": " + std::strerror(errno));
+    auto swept = sweep_stale_instances();
+    for (const auto& n : swept.removed)
+        fmt::print(stderr, "exitbench: removed the ftrace instance {}: its process no longer runs\n", n);
+    for (const auto& f : swept.failed)
+        fmt::print(stderr, "exitbench: warning: cannot remove the stale ftrace instance {}\n", f);
+    std::string name = fmt::format("{}{}", kInstancePrefix, getpid());
+    tracefs_instance* inst = tracefs_instance_create(name.c_str());
+    if (!inst) throw std::runtime_error("cannot create the ftrace instance " + name + ": " + std::strerror(errno));
+    if (!tracefs_instance_is_new(inst)) {
+        // Created by someone else since the sweep: never share it.
+        tracefs_instance_free(inst);
+        throw std::runtime_error("the ftrace instance " + name + " already exists and is not ours (an exitbench "
+                                 "in another PID namespace?)");
+    }
+    im.inst = inst;
+    g_active.fetch_add(1);
 }
 
 // Out of line: Impl is complete only here.

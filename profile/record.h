@@ -37,8 +37,21 @@ const std::vector<std::string>& recorded_tracepoints();
 // or CAP_PERFMON and tracefs access), a pid that is not a KVM process.
 void check_pid_is_kvm(int pid);
 
+// Each Recorder owns the ftrace instance "exitbench-PID". Removes those whose
+// process no longer runs (left by SIGKILL or a crash, with kvm events still
+// on) and returns their names; `failed` gets "name: reason" for the others.
+// Throws std::runtime_error when tracefs cannot be used at all.
+struct Sweep {
+    std::vector<std::string> removed, failed;
+};
+Sweep sweep_stale_instances();
+// True while a Recorder holds an instance. Async-signal-safe.
+bool instance_active();
+
 class Recorder {
 public:
+    // Sweeps stale instances (saying so on stderr), then creates a fresh
+    // one: never one that already existed.
     explicit Recorder(RecordOptions opt);
     ~Recorder();
     Recorder(const Recorder&) = delete;

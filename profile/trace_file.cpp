@@ -10,6 +10,8 @@
 #include <system_error>
 #include <unistd.h>
 
+#include "report/durable.h"
+
 namespace eb::profile {
 
 static_assert(std::endian::native == std::endian::little, "the trace format is little-endian, as the host");
@@ -335,9 +337,9 @@ void TraceWriter::finish() {
     } catch (const std::system_error& e) {
         fail("write", e.code().value());
     }
-    mode_t mask = ::umask(0);  // mkstemp makes 0600; give the file the usual mode
-    ::umask(mask);
-    if (::fsync(fd_) < 0 || ::fchmod(fd_, 0666 & ~mask) < 0) fail("fsync", errno);
+    // The file stays 0600, as mkstemp made it: with -a it holds every VM's
+    // exits, not only the user's.
+    if (::fsync(fd_) < 0) fail("fsync", errno);
     if (::close(fd_) < 0) {
         fd_ = -1;
         int e = errno;
@@ -350,6 +352,8 @@ void TraceWriter::finish() {
         ::unlink(temp_.c_str());
         throw std::runtime_error("cannot write " + path_ + ": rename: " + std::strerror(e));
     }
+    if (int e = report::fsync_parent_dir(path_))
+        throw std::runtime_error("cannot write " + path_ + ": fsync its directory: " + std::strerror(e));
 }
 
 } // namespace eb::profile

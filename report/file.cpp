@@ -1,5 +1,7 @@
 #include "report/file.h"
 
+#include "report/durable.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -72,6 +74,7 @@ void write_file_atomic(const std::string& path, const std::string& content) {
         ::unlink(name.data());
         fail(path, "rename", e);
     }
+    if (int e = fsync_parent_dir(path)) fail(path, "fsync its directory", e);
 }
 
 } // namespace eb::report

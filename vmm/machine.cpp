@@ -1,11 +1,13 @@
 #include "vmm/machine.h"
 
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
 #include <mutex>
 #include <pthread.h>
 #include <sched.h>
+#include <stdexcept>
 
 #include "guest/abi.h"
 #include "kvm/error.h"
@@ -92,18 +94,47 @@ Machine::Machine(const kvm::System& sys, const GuestImage& image, const MachineC
     outcomes_.resize(cfg.vcpus);
 }
 
-Machine::~Machine() { stop(); }
+Machine::~Machine() {
+    try {
+        stop();
+    } catch (const std::exception& e) {
+        // The threads still use this object's memory: neither freeing it nor
+        // waiting forever is an option.
+        fmt::print(stderr, "exitbench: fatal: {}; aborting\n", e.what());
+        std::abort();
+    }
+}
 
 void Machine::start() {
-    // vCPU threads must not take the process's SIGINT; they inherit this mask.
-    sigset_t block, old;
+    // vCPU threads must not take the process's stop signals; they inherit
+    // this mask. The guard restores it however start() ends.
+    sigset_t block;
     sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &block, &old);
-    running_ = nr_vcpus();
-    for (uint32_t i = 0; i < nr_vcpus(); ++i) threads_.emplace_back([this, i] { vcpu_loop(i); });
-    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&block, sig);
+    struct MaskGuard {
+        sigset_t old;
+        ~MaskGuard() { pthread_sigmask(SIG_SETMASK, &old, nullptr); }
+    } guard;
+    pthread_sigmask(SIG_BLOCK, &block, &guard.old);
+    threads_.reserve(nr_vcpus());  // so only the thread's creation can throw below
+    for (uint32_t i = 0; i < nr_vcpus(); ++i) {
+        {
+            std::lock_guard lk(mu_);
+            ++running_;
+        }
+        try {
+            threads_.emplace_back([this, i] { vcpu_loop(i); });
+        } catch (...) {
+            // Uncount the thread that does not exist, so stop() waits only
+            // for those that do.
+            {
+                std::lock_guard lk(mu_);
+                --running_;
+            }
+            stop();
+            throw;
+        }
+    }
 }
 
 bool Machine::wait(std::chrono::milliseconds d) {
@@ -112,17 +143,26 @@ bool Machine::wait(std::chrono::milliseconds d) {
 }
 
 void Machine::stop() {
+    // KVM_RUN returns at once with immediate_exit or a signal; a thread that
+    // has not ended after this long is stuck outside KVM_RUN.
+    constexpr auto kDeadline = std::chrono::seconds(5);
     stop_.store(true);
     auto all_ended = [this](std::chrono::milliseconds d) {
         std::unique_lock lk(mu_);
         return cv_.wait_for(lk, d, [this] { return running_ == 0; });
     };
+    auto give_up = std::chrono::steady_clock::now() + kDeadline;
     while (!all_ended(std::chrono::milliseconds(0))) {
         for (uint32_t i = 0; i < threads_.size(); ++i) {
             vcpus_[i].set_immediate_exit();
             pthread_kill(threads_[i].native_handle(), kKickSignal);
         }
         if (all_ended(std::chrono::milliseconds(50))) break;
+        if (std::chrono::steady_clock::now() > give_up) {
+            std::lock_guard lk(mu_);
+            throw std::runtime_error(fmt::format("{} vCPU thread(s) did not stop within {} s", running_,
+                                                 kDeadline.count()));
+        }
     }
     for (auto& t : threads_)
         if (t.joinable()) t.join();

@@ -32,6 +32,22 @@ TEST(BadInput, BadNumbers) {
     expect_one_line_error(run_cli({"run", "cpuid", "--apic", "x3apic"}), 2, "--apic");
 }
 
+TEST(BadInput, NumbersOutOfRangeAreRejectedNotWrappedOrClamped) {
+    expect_one_line_error(run_cli({"run", "cpuid", "--watchdog", "1e10"}), 2, "--watchdog needs a duration from");
+    expect_one_line_error(run_cli({"run", "cpuid", "--time-goal", "1e10"}), 2, "--time-goal");
+    expect_one_line_error(run_cli({"run", "cpuid", "--repeats", "2000000"}), 2, "from 1 to 1048576");
+    expect_one_line_error(run_cli({"run", "cpuid", "--iterations", "99999999999999"}), 2, "--iterations");
+    expect_one_line_error(run_cli({"run", "cpuid", "--per-exit", "-n", "2000000"}), 2, "--per-exit");
+    expect_one_line_error(run_cli({"run", "cpuid", "--per-exit", "-r", "100"}), 2, "cap of 16777216 samples");
+    expect_one_line_error(run_cli({"run", "cpuid", "--smp", " 2"}), 2, "--smp");
+    for (const char* v : {" -1", "4294967296", "-1"})
+        expect_one_line_error(run_cli({"profile", "report", "-i", "/nonexistent.trace", "--vcpu", v}), 2, "--vcpu");
+    expect_one_line_error(run_cli({"profile", "record", "-a", "--buffer-kb", "99999999"}), 2, "--buffer-kb");
+    expect_one_line_error(run_cli({"profile", "record", "-p", "0", "--duration", "1s"}), 2, "--pid");
+    expect_one_line_error(run_cli({"profile", "record", "-a", "--duration", "1e10"}), 2, "--duration");
+    expect_one_line_error(run_cli({"profile", "live", "-a", "-d", "1ms"}), 2, "--delay");
+}
+
 TEST(BadInput, UnknownOptionOrFormatOrCommand) {
     expect_one_line_error(run_cli({"run", "--frobnicate"}), 2, "frobnicate");
     expect_one_line_error(run_cli({"run", "--format", "xml"}), 2, "--format");

@@ -21,7 +21,13 @@ CliResult run_cli(const std::vector<std::string>& args, const CliOptions& opt) {
     argv.insert(argv.end(), args.begin(), args.end());
     pid_t pid = fork();
     if (pid == 0) {
-        dup2(out[1], 1);
+        if (!opt.stdout_file.empty()) {
+            int fd = open(opt.stdout_file.c_str(), O_WRONLY);
+            if (fd < 0) _exit(126);
+            dup2(fd, 1);
+        } else {
+            dup2(out[1], 1);
+        }
         dup2(err[1], 2);
         for (const auto& e : opt.env) putenv(const_cast<char*>(e.c_str()));
         std::vector<char*> cargv;
@@ -33,14 +39,21 @@ CliResult run_cli(const std::vector<std::string>& args, const CliOptions& opt) {
     close(out[1]);
     close(err[1]);
     CliResult r;
+    r.pid = pid;
+    if (opt.close_stdout) {
+        close(out[0]);
+        out[0] = -1;
+    }
     auto start = std::chrono::steady_clock::now();
     bool sent_int = false;
     pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
-    int open_fds = 2;
+    int open_fds = out[0] < 0 ? 1 : 2;
     while (open_fds > 0) {
         double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (opt.sigint_after_s >= 0 && !sent_int && el >= opt.sigint_after_s) {
-            kill(pid, SIGINT);
+        bool due = opt.signal_when ? opt.signal_when(pid) : opt.sigint_after_s >= 0 && el >= opt.sigint_after_s;
+        if (!sent_int && due) {
+            kill(pid, opt.signal);
+            if (opt.second_signal) kill(pid, opt.second_signal);
             sent_int = true;
         }
         if (el > opt.timeout_s) kill(pid, SIGKILL);
@@ -71,4 +84,15 @@ std::string temp_path(const std::string& name) {
     // removed when the process exits.
     static const eb::test::TempDir dir;
     return dir.path(name);
+}
+
+TempDir::TempDir() {
+    std::string pat = (std::filesystem::temp_directory_path() / "eb_it_XXXXXX").string();
+    if (!mkdtemp(pat.data())) throw std::runtime_error("mkdtemp");
+    path = pat;
+}
+
+TempDir::~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
 }

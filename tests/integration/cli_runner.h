@@ -1,5 +1,7 @@
 // Runs the exitbench binary as a user would and captures what it says.
 #pragma once
+#include <csignal>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -8,12 +10,19 @@
 struct CliResult {
     int rc = -1;           // exit status, or 128+signal
     std::string out, err;
+    int pid = 0;           // of the exitbench process, gone by now
 };
 
 struct CliOptions {
     std::vector<std::string> env;   // extra NAME=VALUE
     std::vector<std::string> wrap;  // command prefix, e.g. setpriv ...
-    double sigint_after_s = -1;     // send SIGINT after this long
+    double sigint_after_s = -1;     // send `signal` (then `second_signal`, if any) after this long,
+    std::function<bool(int pid)> signal_when;  // or once this holds for the child
+
+    int signal = SIGINT;
+    int second_signal = 0;
+    std::string stdout_file;        // the child's stdout, instead of a pipe (e.g. /dev/full)
+    bool close_stdout = false;      // a reader that goes away at once, as `| head -0`
     double timeout_s = 120;         // SIGKILL after this long: a test never hangs
 };
 
@@ -22,6 +31,16 @@ bool have_kvm();
 // A file in a scratch directory of this test process, removed when it exits;
 // eb::test::TempDirTest gives each test a directory of its own instead.
 std::string temp_path(const std::string& name);
+
+// A fresh directory (mkdtemp) removed with its contents when this goes.
+struct TempDir {
+    TempDir();
+    ~TempDir();
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    std::string path;
+    std::string file(const std::string& name) const { return path + "/" + name; }
+};
 
 // The result of test `name` in a run report.
 #include "suite/result.h"

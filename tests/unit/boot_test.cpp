@@ -1,3 +1,4 @@
+#include <cstring>
 #include <gtest/gtest.h>
 
 #include "vmm/boot.h"
@@ -31,7 +32,9 @@ TEST(Boot, IdtPointsAtStubsAndTssAtStacks) {
     }
     auto s = vmm::long_mode_sregs({}, 1, {});
     EXPECT_EQ(s.tr.selector, eb::abi::kTssSel + 16);
-    EXPECT_EQ(*mem.at<uint64_t>(s.tr.base + 4), eb::abi::stack_top(1));  // rsp0
+    uint64_t rsp0;  // at TSS offset 4: not 8-byte aligned, so no uint64_t& to it
+    std::memcpy(&rsp0, mem.at<uint8_t>(s.tr.base + 4), sizeof rsp0);
+    EXPECT_EQ(rsp0, eb::abi::stack_top(1));
     EXPECT_EQ(s.gs.base, eb::abi::mailbox_gpa(1));
     EXPECT_EQ(s.efer & 0x500, 0x500u);
 }

@@ -3,7 +3,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unistd.h>
 
+#include "profile/trace_file.h"
 #include "report/file.h"
 #include "tests/temp_dir.h"
 
@@ -35,4 +37,12 @@ TEST_F(AtomicFile, UnwritableTargetsFailWithOneLine) {
         }
         EXPECT_THROW(report::write_file_atomic(bad, "x"), std::runtime_error);
     }
+}
+
+TEST_F(AtomicFile, TracesAreOwnerOnly) {
+    auto path = temp_path("t.trace");
+    profile::TraceWriter w(path, {});
+    w.finish();
+    // With -a a trace holds every VM's exits: 0600 whatever the umask.
+    EXPECT_EQ(fs::status(path).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
 }

@@ -1,0 +1,192 @@
+// Fault injection: full or closed stdout, signals, a dying profiler, a trace
+// that cannot be written. In every case: no crash, the results that finished
+// are kept, and no ftrace instance or temporary trace is left behind.
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli_runner.h"
+#include "report/json.h"
+
+using namespace eb;
+namespace fs = std::filesystem;
+
+namespace {
+
+suite::RunReport load(const std::string& path) {
+    std::ifstream f(path);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return report::from_json(nlohmann::json::parse(ss.str()));
+}
+
+// Where tracefs keeps instances, once `profile cleanup` has mounted it; empty
+// when this host has no usable tracefs.
+std::string instances_dir() {
+    if (run_cli({"profile", "cleanup"}).rc != 0) return {};
+    for (const char* d : {"/sys/kernel/tracing/instances", "/sys/kernel/debug/tracing/instances"})
+        if (access(d, W_OK) == 0) return d;
+    return {};
+}
+
+// A PID that no longer runs: a child that has exited and been reaped.
+int dead_pid() {
+    pid_t p = fork();
+    if (p == 0) _exit(0);
+    waitpid(p, nullptr, 0);
+    return p;
+}
+
+std::string instance(const std::string& dir, int pid) { return dir + "/exitbench-" + std::to_string(pid); }
+
+} // namespace
+
+#define REQUIRE_TRACEFS(dir)                                                  \
+    auto dir = instances_dir();                                               \
+    if (dir.empty()) GTEST_SKIP() << "no writable tracefs on this host"
+
+TEST(Fault, FullStdoutIsAnErrorAndTheJsonIsComplete) {
+    REQUIRE_KVM();
+    TempDir tmp;
+    CliOptions o;
+    o.stdout_file = "/dev/full";
+    auto r = run_cli({"run", "cpuid", "-n", "64", "-r", "2", "--json", tmp.file("r.json")}, o);
+    EXPECT_EQ(r.rc, 3) << r.err;
+    EXPECT_EQ(r.err, "exitbench: error: cannot write to stdout: No space left on device\n");
+    EXPECT_EQ(load(tmp.file("r.json")).results.size(), 2u);
+    auto env = run_cli({"env"}, o);
+    EXPECT_EQ(env.rc, 3) << env.err;
+    EXPECT_NE(env.err.find("cannot write to stdout"), std::string::npos) << env.err;
+}
+
+TEST(Fault, ClosedStdoutEndsCleanlyAndTheJsonIsWritten) {
+    REQUIRE_KVM();
+    TempDir tmp;
+    CliOptions o;
+    o.close_stdout = true;
+    auto r = run_cli({"run", "cpuid", "-n", "64", "-r", "2", "--json", tmp.file("r.json")}, o);
+    EXPECT_EQ(r.rc, 0) << r.err;  // not 141, SIGPIPE's
+    EXPECT_EQ(r.err, "");
+    EXPECT_EQ(load(tmp.file("r.json")).results.size(), 2u);
+    EXPECT_EQ(run_cli({"list"}, o).rc, 0);
+}
+
+TEST(Fault, SigtermAndSighupKeepFinishedResults) {
+    REQUIRE_KVM();
+    for (int sig : {SIGTERM, SIGHUP}) {
+        TempDir tmp;
+        CliOptions o;
+        o.sigint_after_s = 1.5;
+        o.signal = sig;
+        auto r = run_cli({"run", "cpuid", "selftest_hang", "--watchdog", "60s", "-n", "64", "-r", "2", "--sessions", "1", "--json",
+                          tmp.file("r.json")}, o);
+        EXPECT_EQ(r.rc, 130) << sig << ": " << r.err;
+        auto rep = load(tmp.file("r.json"));
+        EXPECT_TRUE(rep.interrupted);
+        ASSERT_EQ(rep.results.size(), 3u);
+        EXPECT_EQ(rep.results[1].sessions.at(0).samples.size(), 2u);
+        EXPECT_EQ(rep.results[2].status, suite::Status::Interrupted);
+    }
+}
+
+TEST(Fault, SignalsDuringProfilingLeaveNoInstance) {
+    REQUIRE_KVM();
+    REQUIRE_TRACEFS(dir);
+    TempDir tmp;
+    CliOptions o;
+    o.env = {"TMPDIR=" + tmp.path};
+    o.signal_when = [&](int pid) { return fs::exists(instance(dir, pid)); };  // profiling has begun
+    o.signal = SIGTERM;
+    o.second_signal = SIGINT;  // impatient: it must not kill before the instance is gone
+    auto r = run_cli({"run", "inl_from_qemu", "-n", "20000", "-r", "1000", "--no-baseline", "--profile", "--json",
+                      tmp.file("r.json")}, o);
+    EXPECT_EQ(r.rc, 130) << r.err;
+    EXPECT_NE(r.err.find("removing the ftrace instance first"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(instance(dir, r.pid)));
+    EXPECT_TRUE(load(tmp.file("r.json")).interrupted);
+    // The temporary trace went too: only the JSON is left.
+    EXPECT_EQ(std::distance(fs::directory_iterator(tmp.path), fs::directory_iterator{}), 1);
+}
+
+TEST(Fault, StaleInstancesAreSweptButLiveOnesKept) {
+    REQUIRE_TRACEFS(dir);
+    std::string stale = instance(dir, dead_pid()), live = instance(dir, getpid());
+    ASSERT_EQ(mkdir(stale.c_str(), 0755), 0);
+    ASSERT_EQ(mkdir(live.c_str(), 0755), 0);
+    auto r = run_cli({"profile", "cleanup"});
+    EXPECT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find("removed the ftrace instance " + fs::path(stale).filename().string()), std::string::npos)
+        << r.out;
+    EXPECT_FALSE(fs::exists(stale));
+    EXPECT_TRUE(fs::exists(live));
+    rmdir(live.c_str());
+    if (!have_kvm()) return;
+    // A profiling run sweeps too, and says so.
+    stale = instance(dir, dead_pid());
+    ASSERT_EQ(mkdir(stale.c_str(), 0755), 0);
+    auto run = run_cli({"run", "cpuid", "-n", "16", "-r", "1", "--profile"});
+    EXPECT_EQ(run.rc, 0) << run.err;
+    EXPECT_NE(run.err.find("removed the ftrace instance"), std::string::npos) << run.err;
+    EXPECT_FALSE(fs::exists(stale));
+}
+
+TEST(Fault, TemporaryTracesOfDeadRunsAreRemoved) {
+    REQUIRE_KVM();
+    REQUIRE_TRACEFS(dir);
+    TempDir tmp;
+    std::string dead = std::to_string(dead_pid()), self = std::to_string(getpid());
+    for (auto name : {"exitbench-profile-" + dead + "-abcdef", ".exitbench-profile-" + dead + "-abcdef.ghijkl",
+                      "exitbench-profile-" + self + "-zzzzzz"})
+        std::ofstream(tmp.file(name)) << "partial";
+    CliOptions o;
+    o.env = {"TMPDIR=" + tmp.path};
+    auto r = run_cli({"run", "cpuid", "-n", "16", "-r", "1", "--profile"}, o);
+    EXPECT_EQ(r.rc, 0) << r.err;
+    std::vector<std::string> left;
+    for (const auto& e : fs::directory_iterator(tmp.path)) left.push_back(e.path().filename().string());
+    EXPECT_EQ(left, std::vector<std::string>{"exitbench-profile-" + self + "-zzzzzz"});
+}
+
+TEST(Fault, TraceWriteFailureStopsProfilingButKeepsResults) {
+    REQUIRE_KVM();
+    REQUIRE_TRACEFS(dir);
+    TempDir tmp;
+    CliOptions o;
+    // Files may not grow past 256 KiB: the trace fails, the JSON fits.
+    o.wrap = {"/usr/bin/prlimit", "--fsize=262144"};
+    o.env = {"TMPDIR=" + tmp.path};
+    auto r = run_cli({"run", "inl_from_qemu", "-n", "20000", "-r", "5", "--no-baseline", "--profile", "--json",
+                      tmp.file("r.json")}, o);
+    EXPECT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.err.find("warning: --profile stopped"), std::string::npos) << r.err;
+    auto rep = load(tmp.file("r.json"));
+    ASSERT_EQ(rep.results.size(), 1u);
+    EXPECT_EQ(rep.results[0].sessions.at(0).samples.size(), 5u);
+    EXPECT_FALSE(fs::exists(instance(dir, r.pid)));
+    EXPECT_EQ(std::distance(fs::directory_iterator(tmp.path), fs::directory_iterator{}), 1);
+}
+
+TEST(Fault, ThreadCreationFailureIsAnErrorNotAHang) {
+    REQUIRE_KVM();
+    // A pids cgroup (v1) that admits exitbench and one vCPU thread, no more.
+    std::string cg = "/sys/fs/cgroup/pids/eb_it_" + std::to_string(getpid());
+    if (mkdir(cg.c_str(), 0755) != 0) GTEST_SKIP() << "no writable pids cgroup here";
+    std::ofstream(cg + "/pids.max") << 2;
+    TempDir tmp;
+    CliOptions o;
+    o.wrap = {"/bin/sh", "-c", "echo $$ > " + cg + "/cgroup.procs && exec \"$0\" \"$@\""};
+    o.timeout_s = 60;
+    auto r = run_cli({"run", "cpuid", "-n", "16", "-r", "1", "--smp", "4", "--no-baseline", "--json",
+                      tmp.file("r.json")}, o);
+    rmdir(cg.c_str());
+    EXPECT_EQ(r.rc, 1) << r.err;  // a failed test; it used to hang in stop()
+    auto rep = load(tmp.file("r.json"));
+    ASSERT_EQ(rep.results.size(), 1u);
+    EXPECT_EQ(rep.results[0].status, suite::Status::Error);
+    EXPECT_NE(rep.results[0].detail.find("Resource temporarily unavailable"), std::string::npos)
+        << rep.results[0].detail;
+}
