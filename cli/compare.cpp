@@ -15,6 +15,7 @@
 #include "report/compare.h"
 #include "report/file.h"
 #include "report/json.h"
+#include "report/sanitize.h"
 #include "suite/compare.h"
 
 namespace eb::cli {
@@ -238,7 +239,15 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
     // The file first: a closed stdout must not lose it.
     if (!a.common.json.empty())
         report::write_file_atomic(a.common.json, report::comparison_json(cmp).dump(2) + "\n");
-    write_stdout(fmt::format("exitbench compare\n{}\n", fmt::join(header, "\n")) + report::render_comparison(cmp));
+    // Names, facts and details come from files: no raw control byte reaches the terminal.
+    std::string text = fmt::format("exitbench compare\n{}\n", fmt::join(header, "\n")) + report::render_comparison(cmp);
+    std::string shown;
+    for (size_t at = 0, nl; at < text.size(); at = nl + 1) {
+        nl = text.find('\n', at);
+        if (nl == std::string::npos) nl = text.size();
+        shown += report::printable(std::string_view(text).substr(at, nl - at)) + "\n";
+    }
+    write_stdout(shown);
     if (interrupt.load()) return kInterrupted;
     if (fail_pct) return gate(cmp, *fail_pct);
     return cmp.tests.empty() ? kTestFailed : kOk;

@@ -203,9 +203,10 @@ void review(ComparisonReport& out, const ByTest& by) {
             if (t.test == "baseline" && e.verdict != Verdict::NotTestable &&
                 (e.ratio_ci.lo > 1 || e.ratio_ci.hi < 1))
                 out.warnings.push_back(fmt::format(
-                    "the empty loop (baseline) moved {} [{}, {}] between '{}' and '{}': drift of this size is "
-                    "not attributable to the configuration", pct(e.ratio), pct(e.ratio_ci.lo), pct(e.ratio_ci.hi),
-                    out.labels[0], out.labels[k]));
+                    "the empty loop (baseline) moved {} [{}, {}] between '{}' and '{}': the host drifted, or the "
+                    "configuration changes the loop itself (as --per-exit does); drift of this size is not "
+                    "attributable to the configuration's exits", pct(e.ratio), pct(e.ratio_ci.lo),
+                    pct(e.ratio_ci.hi), out.labels[0], out.labels[k]));
         }
         for (size_t k = 0; k < t.configs.size(); ++k) {
             const auto& c = t.configs[k];

@@ -142,3 +142,34 @@ TEST(Compare, BadInputsGiveOneLineErrors) {
         EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
     }
 }
+
+// Hostile saved results: 100 000 levels of nesting, and an escape sequence in
+// a string that is printed.
+TEST(Compare, HostileFilesAreRefusedOrShownSafely) {
+    REQUIRE_KVM();
+    auto deep = temp_path("deep.json"), a = temp_path("esc_a.json"), b = temp_path("esc_b.json");
+    {
+        std::ofstream f(deep);
+        f << "{\"schema\": \"exitbench-run\", \"env\": {\"deep\": " << std::string(100000, '[')
+          << std::string(100000, ']') << "}}";
+    }
+    auto r = run_cli({"compare", deep, deep});
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_NE(r.err.find("nested deeper than 64 levels"), std::string::npos) << r.err;
+    ASSERT_EQ(run_cli({"run", "cpuid", "-n", "16", "-r", "2", "--sessions", "1", "--json", a}).rc, 0);
+    json j;
+    {
+        std::ifstream f(a);
+        j = json::parse(f);
+    }
+    j["results"][1]["detail"] = "\x1b[2J\x1b]0;owned\x07";
+    j["host"]["cpu_model"] = "\x1b[31mred";
+    {
+        std::ofstream f(b);
+        f << j.dump();
+    }
+    r = run_cli({"compare", a, b});
+    EXPECT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos);
+    EXPECT_NE(r.out.find("\\x1b[31mred"), std::string::npos) << r.out;
+}
