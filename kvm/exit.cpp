@@ -47,7 +47,10 @@ VcpuExit decode_exit(kvm_run& run) {
     case KVM_EXIT_HLT: return exit::Hlt{};
     case KVM_EXIT_SHUTDOWN: return exit::Shutdown{};
     case KVM_EXIT_FAIL_ENTRY: return exit::FailEntry{run.fail_entry.hardware_entry_failure_reason};
-    case KVM_EXIT_INTERNAL_ERROR: return exit::InternalError{run.internal.suberror};
+    case KVM_EXIT_INTERNAL_ERROR: {
+        uint32_t n = std::min<uint32_t>(run.internal.ndata, std::size(run.internal.data));
+        return exit::InternalError{run.internal.suberror, {run.internal.data, run.internal.data + n}};
+    }
     default: return exit::Other{run.exit_reason};
     }
 }

@@ -3,6 +3,7 @@
 // Spans and references point into the vCPU's kvm_run, so an exit is only
 // valid until the next KVM_RUN; a handler answers through them.
 #pragma once
+#include <vector>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -25,7 +26,10 @@ struct WrMsr { uint32_t index; uint64_t data; __u8& error; };
 struct Hlt {};
 struct Shutdown {};
 struct FailEntry { uint64_t hardware_reason; };
-struct InternalError { uint32_t suberror; };
+struct InternalError {
+    uint32_t suberror;
+    std::vector<uint64_t> data;  // KVM's ndata words: what it could say about the failure
+};
 // KVM_RUN returned EINTR or EAGAIN: a signal or immediate_exit, no exit.
 struct Interrupted {};
 // Any other KVM_EXIT_* reason.

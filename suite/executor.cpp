@@ -31,7 +31,10 @@ abi::Mailbox& MachineExecutor::mailbox(uint32_t vcpu) {
 }
 
 std::span<const uint64_t> MachineExecutor::per_exit_samples(uint64_t n) {
-    return {m_.mem().at<uint64_t>(abi::kSampleBuf), n};
+    // The whole range is checked, not just its first word: n comes from the
+    // batch size, and the buffer holds at most kSampleMax samples.
+    if (n > abi::kSampleMax) throw std::out_of_range("per-exit batch larger than the guest's sample buffer");
+    return {reinterpret_cast<const uint64_t*>(m_.mem().ptr(abi::kSampleBuf, n * sizeof(uint64_t))), n};
 }
 
 HostCounters MachineExecutor::counters() const {

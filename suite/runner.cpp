@@ -51,18 +51,28 @@ void record_guest_state(TestResult& r, const abi::GuestState& st, const AppliedK
     }
 }
 
-// The status: how vCPU 0's thread ended first, then how the session did.
+// Every vCPU's registers, as the KVM selftests dump them: a hang may be any one's.
+std::string all_registers(vmm::Machine& m) {
+    std::string out;
+    for (uint32_t i = 0; i < m.nr_vcpus(); ++i)
+        out += fmt::format("{}vCPU {}: {}", i ? "; " : "", i, m.registers(i));
+    return out;
+}
+
+// The status: how the vCPU threads ended first, then how the session did.
 void set_status(TestResult& r, const TestSpec& t, const Session& s, vmm::Machine& m) {
-    const auto& out = m.outcome(0);
-    if (out.kind == vmm::VcpuOutcome::Unexpected) {
-        r.status = Status::Failed;
-        r.detail = "unexpected exit: " + out.detail + "; " + m.registers(0);
-        return;
-    }
-    if (out.kind == vmm::VcpuOutcome::Error) {
-        r.status = Status::Error;
-        r.detail = out.detail;
-        return;
+    for (uint32_t i = 0; i < m.nr_vcpus(); ++i) {
+        const auto& out = m.outcome(i);
+        if (out.kind == vmm::VcpuOutcome::Unexpected) {
+            r.status = Status::Failed;
+            r.detail = fmt::format("vCPU {}: unexpected exit: {}; {}", i, out.detail, m.registers(i));
+            return;
+        }
+        if (out.kind == vmm::VcpuOutcome::Error) {
+            r.status = Status::Error;
+            r.detail = fmt::format("vCPU {}: {}", i, out.detail);
+            return;
+        }
     }
     switch (s.end()) {
     case Session::End::Done:
@@ -76,7 +86,7 @@ void set_status(TestResult& r, const TestSpec& t, const Session& s, vmm::Machine
         break;
     case Session::End::Exception:
         r.status = Status::Failed;
-        r.detail = s.failure() + "; " + m.registers(0);
+        r.detail = fmt::format("vCPU {}: {}; {}", s.failed_vcpu(), s.failure(), m.registers(s.failed_vcpu()));
         break;
     case Session::End::Skipped:
         r.status = Status::Skipped;
@@ -207,6 +217,8 @@ std::optional<Status> Runner::watch(vmm::Machine& m, const Session& s, const std
             stopped = Status::Interrupted;
             break;
         }
+        // An AP that failed leaves vCPU 0 waiting for it: its failure, not a hang.
+        if (auto e = s.end(); e != Session::End::Running && e != Session::End::Done) break;
         if (monotonic_ns() - s.last_progress_ns() > budget_ns) {
             stopped = Status::Hung;
             break;
@@ -233,8 +245,8 @@ TestResult Runner::measure(const TestSpec& t, const abi::BodyEntry& body, const 
     if (stopped) {
         r.status = *stopped;
         r.detail = *stopped == Status::Hung
-                       ? fmt::format("no guest progress for {:.1f} s; stopped by the watchdog; {}",
-                                     budget_ns / 1e9, m.registers(0))
+                       ? fmt::format("no guest progress (no batch finished) for {:.1f} s; stopped by the "
+                                     "watchdog; {}", budget_ns / 1e9, all_registers(m))
                        : "interrupted by the user";
     } else if (fixture && !is_failure(r.status) && r.status != Status::Skipped) {
         if (auto c = fixture->check(s.all_iterations())) {

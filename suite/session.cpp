@@ -64,10 +64,29 @@ void Session::accumulate(const Snapshot& from, const Snapshot& to) {
             (*obs_.kvm)[(*names)[i]] += to.host.kvm[i] - from.host.kvm[i];
 }
 
-vmm::Action Session::stop(End why, std::string failure) {
-    end_ = why;
-    failure_ = std::move(failure);
+vmm::Action Session::stop(End why, std::string failure, uint32_t vcpu) {
+    std::lock_guard lock(end_mu_);
+    if (end_ == End::Running) {
+        end_ = why;
+        failure_ = std::move(failure);
+        failed_vcpu_ = vcpu;
+    }
     return vmm::Action::Stop;
+}
+
+Session::End Session::end() const {
+    std::lock_guard lock(end_mu_);
+    return end_;
+}
+
+std::string Session::failure() const {
+    std::lock_guard lock(end_mu_);
+    return failure_;
+}
+
+uint32_t Session::failed_vcpu() const {
+    std::lock_guard lock(end_mu_);
+    return failed_vcpu_;
 }
 
 // Warm-up batches double until one takes the time goal and are discarded, as
@@ -95,30 +114,33 @@ vmm::Action Session::on_batch_done(const abi::Mailbox& mb) {
 }
 
 vmm::Action Session::on_ucall(const vmm::Access& a) {
-    last_progress_.store(monotonic_ns(), std::memory_order_relaxed);
     uint32_t type = 0;
     std::memcpy(&type, a.data.data(), std::min<size_t>(a.data.size(), 4));
     auto& mb = x_.mailbox(a.vcpu);
 
     switch (type) {
     case abi::kReady:
+        if (!state_) last_progress_.store(monotonic_ns(), std::memory_order_relaxed);  // once: start-up
         state_ = mb.state;
         n_ = std::min(settings_.iterations.value_or(kFirstBatch), max_n_);
         break;
     case abi::kBatchDone:
+        last_progress_.store(monotonic_ns(), std::memory_order_relaxed);
         if (on_batch_done(mb) == vmm::Action::Stop) return vmm::Action::Stop;
         break;
     case abi::kSkip:
     case abi::kFail:
-        return stop(type == abi::kSkip ? End::Skipped : End::Failed, std::string(mb.msg, strnlen(mb.msg, sizeof mb.msg)));
+        return stop(type == abi::kSkip ? End::Skipped : End::Failed, std::string(mb.msg, strnlen(mb.msg, sizeof mb.msg)),
+                    a.vcpu);
     case abi::kException: {
         const auto& e = mb.exc;
         return stop(End::Exception,
                     fmt::format("guest {} error code {:#x} at rip {:#x} (rsp {:#x}, rflags {:#x}, cr2 {:#x})",
-                                vector_name(e.vector), e.error_code, e.rip, e.rsp, e.rflags, e.cr2));
+                                vector_name(e.vector), e.error_code, e.rip, e.rsp, e.rflags, e.cr2),
+                    a.vcpu);
     }
     default:
-        return stop(End::BadUcall, fmt::format("unknown ucall {:#x}", type));
+        return stop(End::BadUcall, fmt::format("unknown ucall {:#x}", type), a.vcpu);
     }
     mb.iterations = n_;
     if (fixture_) fixture_->between_batches();

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,12 +29,15 @@ public:
 
     vmm::Action on_ucall(const vmm::Access& a);
 
-    // Monotonic ns of the last ucall; the watchdog compares against it.
+    // Monotonic ns of the last batch (or of start-up); the watchdog compares
+    // against it. Other ucalls do not count: a guest stuck re-sending them is hung.
     int64_t last_progress_ns() const { return last_progress_.load(std::memory_order_relaxed); }
 
     enum class End { Running, Done, Failed, Exception, BadUcall, Diverged, Skipped };
-    End end() const { return end_; }
-    const std::string& failure() const { return failure_; }
+    // Any vCPU thread may end the session; the first to do so is kept.
+    End end() const;
+    std::string failure() const;
+    uint32_t failed_vcpu() const;  // the vCPU whose ucall ended the session
     const std::vector<double>& samples() const { return samples_; }
     uint64_t iterations() const { return n_; }
     // Iterations every vCPU completed in all batches, warm-up included.
@@ -53,7 +57,7 @@ private:
     void accumulate(const Snapshot& from, const Snapshot& to);
     // Each returns Stop when the session has ended.
     vmm::Action on_batch_done(const abi::Mailbox& mb);
-    vmm::Action stop(End why, std::string failure);
+    vmm::Action stop(End why, std::string failure, uint32_t vcpu = 0);
 
     Executor& x_;
     RunSettings settings_;
@@ -72,8 +76,10 @@ private:
     std::vector<double> per_exit_;
     std::optional<abi::GuestState> state_;
     Observed obs_;
+    mutable std::mutex end_mu_;  // vCPU threads end the session, the runner reads it
     End end_ = End::Running;
     std::string failure_;
+    uint32_t failed_vcpu_ = 0;
 };
 
 int64_t monotonic_ns();

@@ -266,7 +266,8 @@ Action Machine::dispatch(uint32_t i, const kvm::VcpuExit& exit) {
                 return unexpected(i, fmt::format("KVM_EXIT_FAIL_ENTRY, hardware reason {:#x}", e.hardware_reason));
             },
             [&](const x::InternalError& e) {
-                return unexpected(i, fmt::format("KVM_EXIT_INTERNAL_ERROR, suberror {}", e.suberror));
+                return unexpected(i, fmt::format("KVM_EXIT_INTERNAL_ERROR, suberror {}, data [{:#x}]", e.suberror,
+                                                 fmt::join(e.data, ", ")));
             },
             [&](const x::Hlt&) { return unexpected(i, kvm_exit_label(KVM_EXIT_HLT)); },
             [&](const x::Other& e) { return unexpected(i, kvm_exit_label(e.reason)); },

@@ -20,7 +20,7 @@ section trace
 inst=/sys/kernel/tracing/instances/exitbench-nested
 trig='hist:keys=exit_reason.hex:vals=hitcount:sort=exit_reason'
 mkdir "$inst" && echo "$trig" > "$inst/events/kvm/kvm_exit/trigger"
-"$eb" run cpuid -n 64 -r 3 --no-baseline --format json > /dev/null
+"$eb" run cpuid -n 64 -r 3 --sessions 1 --no-baseline --format json > /dev/null
 rc=$?
 cat "$inst/events/kvm/kvm_exit/hist"
 echo "!$trig" > "$inst/events/kvm/kvm_exit/trigger"
@@ -37,6 +37,6 @@ section profile_record
 "$eb" profile record -a --duration 12 -o /tmp/exits.trace > /dev/null &
 rec=$!
 sleep 5
-"$eb" run cpuid -n 64 -r 3 --no-baseline --format kut > /dev/null
+"$eb" run cpuid -n 64 -r 3 --sessions 1 --no-baseline --format kut > /dev/null
 wait $rec
 "$eb" profile report -i /tmp/exits.trace --perf; done_rc $?

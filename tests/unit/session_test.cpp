@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <deque>
+#include <thread>
 
 #include "suite/session.h"
 
@@ -174,4 +175,43 @@ TEST(Session, GuestFailuresEndTheSession) {
     Session u(z, adaptive(1, 1), kTscMhz);
     EXPECT_EQ(ucall(u, 0x77), vmm::Action::Stop);
     EXPECT_EQ(u.end(), Session::End::BadUcall);
+}
+
+// Several vCPU threads may end the session at once: the first ending is kept,
+// with the vCPU that sent it, and nothing races (the TSan job runs this too).
+TEST(Session, TheFirstVcpuToEndTheSessionIsKept) {
+    FakeExecutor x(2);
+    Session s(x, adaptive(1, 3), kTscMhz);
+    ASSERT_EQ(ucall(s, eb::abi::kReady), vmm::Action::Resume);
+    std::strcpy(x.mailbox(1).msg, "AP check failed");
+    EXPECT_EQ(ucall(s, eb::abi::kFail, 1), vmm::Action::Stop);
+    x.mailbox(0).exc.vector = 13;
+    EXPECT_EQ(ucall(s, eb::abi::kException, 0), vmm::Action::Stop);
+    EXPECT_EQ(s.end(), Session::End::Failed);
+    EXPECT_EQ(s.failure(), "AP check failed");
+    EXPECT_EQ(s.failed_vcpu(), 1u);
+
+    Session racing(x, adaptive(1, 3), kTscMhz);
+    std::vector<std::thread> threads;
+    for (uint32_t v = 0; v < 2; ++v)
+        threads.emplace_back([&, v] {
+            for (int i = 0; i < 1000; ++i) ucall(racing, eb::abi::kFail, v);
+        });
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(racing.end(), Session::End::Failed);
+    EXPECT_LT(racing.failed_vcpu(), 2u);
+}
+
+// Progress is a finished batch: a guest that keeps re-sending its start-up
+// ucall is not making any, so the watchdog can call it hung.
+TEST(Session, OnlyBatchesCountAsProgress) {
+    FakeExecutor x;
+    Session s(x, adaptive(1, 3), kTscMhz);
+    ASSERT_EQ(ucall(s, eb::abi::kReady), vmm::Action::Resume);
+    int64_t started = s.last_progress_ns();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    for (int i = 0; i < 10; ++i) ucall(s, eb::abi::kReady);
+    EXPECT_EQ(s.last_progress_ns(), started);
+    batch(s, x, 100);
+    EXPECT_GT(s.last_progress_ns(), started);
 }
