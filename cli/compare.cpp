@@ -63,12 +63,11 @@ void add_compare_options(CLI::App& cmd, CompareArgs& a) {
     cmd.add_option("--seed", a.seed, "seed of the per-round order shuffle with three or more configurations");
 }
 
-RunPlan plan_config(const std::string& label, const std::string& options, const RunArgs& common) {
+RunPlan plan_config(const std::string& label, const std::vector<std::string>& words, const RunArgs& common) {
     RunArgs args = common;
     if (args.repeats.empty()) args.repeats = "3";  // per round: the round is the unit, not the repeat
     CLI::App parser;
     add_run_options(parser, args);
-    auto words = split_args(options);
     std::vector<std::string> rev(words.rbegin(), words.rend());
     try {
         parser.parse(rev);
@@ -127,6 +126,11 @@ std::string side_label(const std::vector<std::string>& files, const char* name) 
     return files.size() == 1 ? files[0] : fmt::format("{} ({} files)", name, files.size());
 }
 
+// Facts that make two results come from different machines, not just
+// different moments: a difference in these is a warning of its own.
+const std::set<std::string> kHostDefining = {"cpu.model", "cpu.microcode", "kernel.release", "kernel.cmdline",
+                                             "kvm.backend", "kvm.module"};
+
 // Host facts, schema versions: what differs between the files, said up front.
 std::vector<std::string> provenance(const std::vector<std::vector<std::string>>& paths,
                                     const std::vector<std::vector<suite::RunReport>>& sides) {
@@ -136,10 +140,11 @@ std::vector<std::string> provenance(const std::vector<std::vector<std::string>>&
         for (size_t i = 0; i < sides[k].size(); ++i) {
             const auto& r = sides[k][i];
             if (k == 0 && i == 0) continue;
-            for (const auto& d : suite::host_differences(ref, r))
-                out.push_back(fmt::format("warning: hosts differ ({} vs {}): {}", paths[0][0], paths[k][i], d));
             for (const auto& d : env::diff(ref.env, r.env))
-                out.push_back(fmt::format("  fact {} ({}): '{}' vs '{}'", d.key, paths[k][i], d.a, d.b));
+                out.push_back(kHostDefining.count(d.key)
+                                  ? fmt::format("warning: hosts differ ({} vs {}): {}: '{}' vs '{}'", paths[0][0],
+                                                paths[k][i], d.key, d.a, d.b)
+                                  : fmt::format("  fact {} ({}): '{}' vs '{}'", d.key, paths[k][i], d.a, d.b));
             if (r.schema_version != ref.schema_version)
                 out.push_back(fmt::format("warning: {} has schema version {}, {} has {} (version 1 holds one session "
                                           "per test)", paths[k][i], r.schema_version, paths[0][0], ref.schema_version));

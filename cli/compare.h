@@ -15,7 +15,7 @@ struct CompareArgs {
     std::vector<std::string> vs;       // --vs: side B's files
     std::optional<std::string> a, b;   // --a/--b: run options as one string each ("" is the defaults)
     std::vector<std::string> configs;  // --config LABEL=OPTIONS
-    std::vector<std::pair<std::string, std::string>> preset;  // (label, options) from a recipe
+    std::vector<std::pair<std::string, std::vector<std::string>>> preset;  // (label, run options) from a recipe
     std::string rounds, time_budget, precision = "1", fail_if_slower, alpha = "0.05", seed;
 };
 
@@ -25,8 +25,8 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
 // Splits an option string as a shell would for plain words and quotes.
 std::vector<std::string> split_args(const std::string& s);
 
-// One configuration's run options, parsed as `run` would; throws UsageError
-// naming the configuration.
-RunPlan plan_config(const std::string& label, const std::string& options, const RunArgs& common);
+// One configuration's run options (already split into words), parsed as
+// `run` would; throws UsageError naming the configuration.
+RunPlan plan_config(const std::string& label, const std::vector<std::string>& words, const RunArgs& common);
 
 } // namespace eb::cli

@@ -25,21 +25,29 @@ std::vector<size_t> round_order(size_t configs, uint64_t round, std::mt19937_64&
 
 namespace {
 
+// A configuration's run options are split into words once, here; a recipe's
+// come as words already.
 struct Config {
-    std::string label, options;
+    std::string label;
+    std::vector<std::string> words;
+    std::string shown;  // as the user wrote it, for the header
 };
+
+Config from_text(std::string label, const std::string& options) {
+    return {std::move(label), split_args(options), options};
+}
 
 std::vector<Config> configurations(const CompareArgs& a) {
     std::vector<Config> cfgs;
-    for (const auto& [label, opts] : a.preset) cfgs.push_back({label, opts});
+    for (const auto& [label, words] : a.preset) cfgs.push_back({label, words, fmt::format("{}", fmt::join(words, " "))});
     if (a.a || a.b) {
         if (!a.a || !a.b) throw UsageError("--a and --b go together");
-        cfgs = {{"A", *a.a}, {"B", *a.b}};
+        cfgs = {from_text("A", *a.a), from_text("B", *a.b)};
     }
     for (const auto& c : a.configs) {
         auto eq = c.find('=');
         if (eq == std::string::npos || eq == 0) throw UsageError("--config takes LABEL=OPTIONS, not '" + c + "'");
-        cfgs.push_back({c.substr(0, eq), c.substr(eq + 1)});
+        cfgs.push_back(from_text(c.substr(0, eq), c.substr(eq + 1)));
     }
     if (cfgs.size() < 2)
         throw UsageError("compare needs saved result files (A.json B.json, or A1.json ... --vs B1.json ...), or "
@@ -96,9 +104,9 @@ suite::ComparisonReport run_live(const std::string& device, const CompareArgs& a
     std::vector<RunPlan> plans;
     std::vector<std::string> labels;
     for (const auto& c : cfgs) {
-        plans.push_back(plan_config(c.label, c.options, a.common));
+        plans.push_back(plan_config(c.label, c.words, a.common));
         labels.push_back(c.label);
-        header.push_back(fmt::format("  {}: {}", c.label, c.options.empty() ? "(defaults)" : c.options));
+        header.push_back(fmt::format("  {}: {}", c.label, c.shown.empty() ? "(defaults)" : c.shown));
     }
     auto sys = open_kvm(device);
     std::vector<std::vector<suite::RunReport>> rounds(plans.size());

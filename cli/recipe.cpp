@@ -13,22 +13,6 @@ namespace eb::cli {
 
 using nlohmann::json;
 
-Recipe parse_recipe(const std::string& text, const std::string& file) {
-    try {
-        json j = json::parse(text);
-        Recipe r;
-        r.name = j.at("name").get<std::string>();
-        r.question = j.at("question").get<std::string>();
-        r.seed = j.value("seed", "");
-        r.tests = j.at("tests").get<std::vector<std::string>>();
-        for (const auto& c : j.at("configs"))
-            r.configs.push_back({c.at("label").get<std::string>(), c.at("args").get<std::vector<std::string>>()});
-        if (r.tests.empty() || r.configs.size() < 2) throw std::runtime_error("needs tests and two configs");
-        return r;
-    } catch (const std::exception& e) {
-        throw std::runtime_error("recipe " + file + ": " + e.what());
-    }
-}
 
 std::vector<Recipe> recipes() {
     std::vector<Recipe> out;
@@ -65,11 +49,7 @@ int cmd_recipe_run(const std::string& device, const std::string& name, const Com
         throw UsageError("a recipe brings its own tests and configurations; use 'compare' for others");
     CompareArgs c = opts;
     c.common.tests = r->tests;
-    for (const auto& cfg : r->configs) {
-        std::vector<std::string> quoted;
-        for (const auto& arg : cfg.args) quoted.push_back("'" + arg + "'");
-        c.preset.emplace_back(cfg.label, fmt::format("{}", fmt::join(quoted, " ")));
-    }
+    for (const auto& cfg : r->configs) c.preset.emplace_back(cfg.label, cfg.args);
     fmt::print("recipe {}: {}\n", r->name, r->question);
     if (!r->seed.empty()) fmt::print("seed: {}\n", r->seed);
     std::cout << std::flush;

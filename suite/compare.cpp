@@ -287,22 +287,4 @@ ComparisonReport compare_rounds(const std::vector<std::string>& labels,
     return build(labels, rounds, Unit::Round, alpha);
 }
 
-std::vector<std::string> host_differences(const RunReport& a, const RunReport& b) {
-    std::vector<std::string> d;
-    auto check = [&](const char* what, const std::string& x, const std::string& y) {
-        if (x != y) d.push_back(fmt::format("{}: '{}' vs '{}'", what, x, y));
-    };
-    check("CPU", a.host.cpu_model, b.host.cpu_model);
-    check("kernel", a.host.kernel_release, b.host.kernel_release);
-    check("KVM backend", vmm::backend_name(a.host.backend), vmm::backend_name(b.host.backend));
-    auto fact = [](const RunReport& r, const std::string& key) {
-        for (const auto& [k, v] : r.env)
-            if (k == key) return v;
-        return std::string("(not recorded)");
-    };
-    check("microcode", fact(a, "cpu.microcode"), fact(b, "cpu.microcode"));
-    check("kernel command line", fact(a, "kernel.cmdline"), fact(b, "kernel.cmdline"));
-    return d;
-}
-
 } // namespace eb::suite

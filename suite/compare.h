@@ -77,7 +77,4 @@ ComparisonReport compare_saved(const std::vector<std::string>& labels,
 ComparisonReport compare_rounds(const std::vector<std::string>& labels,
                                 const std::vector<std::vector<RunReport>>& rounds, double alpha = 0.05);
 
-// Host facts whose difference makes two results hard to compare.
-std::vector<std::string> host_differences(const RunReport& a, const RunReport& b);
-
 } // namespace eb::suite

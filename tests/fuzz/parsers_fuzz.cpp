@@ -1,4 +1,4 @@
-// libFuzzer target: every parser of user-typed text. The first byte picks the
+// libFuzzer target: every parser of typed text: option values and recipes. The first byte picks the
 // parser, the rest is the text. Each must accept or throw
 // std::invalid_argument, and what it accepts must keep its promises.
 #include <cmath>
@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli/parse.h"
+#include "cli/recipe.h"
 #include "suite/knobs.h"
 #include "vmm/cpuid_features.h"
 
@@ -20,7 +21,7 @@ void check(bool ok) {
 
 void parse_one(uint8_t which, const std::string& text) {
     using namespace eb;
-    switch (which % 6) {
+    switch (which % 7) {
     case 0: {
         uint64_t n = cli::parse_count("--n", text, 3, 1000);
         check(n >= 3 && n <= 1000);
@@ -40,8 +41,15 @@ void parse_one(uint8_t which, const std::string& text) {
     case 4:
         (void)suite::parse_msr_knob(text);
         break;
-    default:
+    case 5:
         (void)suite::parse_efer(text);
+        break;
+    default:
+        try {
+            auto r = cli::parse_recipe(text, "fuzz.json");
+            check(!r.tests.empty() && r.configs.size() >= 2);
+        } catch (const std::runtime_error&) {  // the recipe parser's one error type
+        }
         break;
     }
 }

@@ -69,7 +69,7 @@ TEST(Compare, TwoSavedSingleSessionRunsAreNotTestable) {
         std::ifstream f(b);
         jb = json::parse(f);
     }
-    jb["host"]["kernel_release"] = "9.9.9-other";
+    jb["env"]["kernel.release"] = "9.9.9-other";
     {
         std::ofstream f(b);
         f << jb.dump();
@@ -77,7 +77,7 @@ TEST(Compare, TwoSavedSingleSessionRunsAreNotTestable) {
     auto r = run_cli({"compare", a, b});
     EXPECT_EQ(r.rc, 0) << r.err;
     EXPECT_NE(r.out.find("hosts differ"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("kernel: "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("kernel.release: "), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("not testable: run-to-run variation cannot be estimated from one session per side"),
               std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("p = "), std::string::npos) << r.out;
@@ -163,7 +163,7 @@ TEST(Compare, HostileFilesAreRefusedOrShownSafely) {
         j = json::parse(f);
     }
     j["results"][1]["detail"] = "\x1b[2J\x1b]0;owned\x07";
-    j["host"]["cpu_model"] = "\x1b[31mred";
+    j["env"]["cpu.model"] = "\x1b[31mred";
     {
         std::ofstream f(b);
         f << j.dump();
@@ -172,4 +172,21 @@ TEST(Compare, HostileFilesAreRefusedOrShownSafely) {
     EXPECT_EQ(r.rc, 0) << r.err;
     EXPECT_EQ(r.out.find('\x1b'), std::string::npos);
     EXPECT_NE(r.out.find("\\x1b[31mred"), std::string::npos) << r.out;
+}
+
+// Ctrl-C during a live compare: the rounds that finished are compared and
+// written, and the exit status says it was interrupted.
+TEST(Compare, CtrlCComparesTheRoundsThatFinished) {
+    REQUIRE_KVM();
+    auto path = temp_path("interrupted_cmp.json");
+    CliOptions o;
+    o.sigint_after_s = 2;
+    auto r = run_cli({"compare", "cpuid", "-n", "32", "--rounds", "1000", "--a", "", "--b", "", "--json", path}, o);
+    EXPECT_EQ(r.rc, 130) << r.err;
+    EXPECT_NE(r.out.find("rounds interleaved"), std::string::npos) << r.out;
+    std::ifstream f(path);
+    auto doc = json::parse(f);
+    const auto& v = test_of(doc, "cpuid")["vs_first"][0];
+    EXPECT_GE(v["units"][0].get<int>(), 2) << v.dump();
+    EXPECT_LT(v["units"][0].get<int>(), 1000);
 }
