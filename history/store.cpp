@@ -97,6 +97,23 @@ int pragma_int(sqlite3* db, const char* sql) {
     return s.step() ? static_cast<int>(s.integer(0)) : 0;
 }
 
+struct Shape {
+    int app = 0, version = 0, tables = 0;
+};
+
+Shape read_shape(sqlite3* db) {
+    return {pragma_int(db, "PRAGMA application_id"),  // the first read fails on a file that is not SQLite
+            pragma_int(db, "PRAGMA user_version"), pragma_int(db, "SELECT count(*) FROM sqlite_schema")};
+}
+
+void refuse_foreign(const Shape& sh) {
+    if (sh.app != kApplicationId && (sh.app != 0 || sh.tables > 0))
+        throw StoreError("not an exitbench history database (another program's SQLite file)");
+    if (sh.version > kStoreVersion)
+        throw StoreError(fmt::format("history schema version {} is newer than this exitbench reads ({}); "
+                                     "use a newer exitbench or another --db", sh.version, kStoreVersion));
+}
+
 std::vector<std::string> split_words(const std::string& s) {
     std::vector<std::string> out;
     size_t i = 0;
@@ -152,7 +169,7 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
     }
     sqlite3_busy_timeout(db_, 30000);  // other exitbench processes may be saving
     try {
-        migrate();
+        migrate(mode);
         exec("PRAGMA foreign_keys = ON");
     } catch (const StoreError& e) {
         sqlite3_close(db_);
@@ -173,22 +190,30 @@ void Store::exec(const std::string& sql) {
 }
 
 // Refuses what is not ours or too new, then brings an older schema up to date
-// in one transaction; a concurrent opener waits and then finds nothing to do.
-void Store::migrate() {
-    int app = pragma_int(db_, "PRAGMA application_id");  // fails on a file that is not SQLite
-    int version = pragma_int(db_, "PRAGMA user_version");
-    int tables = pragma_int(db_, "SELECT count(*) FROM sqlite_schema");
-    if (app != kApplicationId && (app != 0 || tables > 0))
-        throw StoreError("not an exitbench history database (another program's SQLite file)");
-    if (version > kStoreVersion)
-        throw StoreError(fmt::format("history schema version {} is newer than this exitbench reads ({}); "
-                                     "use a newer exitbench or another --db", version, kStoreVersion));
-    if (version == kStoreVersion) return;
-    exec("PRAGMA journal_mode = WAL");  // readers and one writer at once; persistent in the file
+// under the write lock; a concurrent opener waits and then finds nothing to do.
+void Store::migrate(Mode mode) {
+    // One read transaction: a store another process is creating is seen
+    // before or after, never half made.
+    exec("BEGIN");
+    Shape sh;
+    try {
+        sh = read_shape(db_);
+        exec("COMMIT");
+    } catch (...) {
+        sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+        throw;
+    }
+    refuse_foreign(sh);
+    if (sh.version == kStoreVersion) return;
+    if (mode == Mode::ReadOnly)
+        throw StoreError(sh.tables == 0 ? "empty: no run has been saved to it"
+                                        : fmt::format("history schema version {} needs migrating; a run that "
+                                                      "saves does that", sh.version));
     exec("BEGIN IMMEDIATE");
     try {
-        version = pragma_int(db_, "PRAGMA user_version");
-        for (int v = version; v < kStoreVersion; ++v) exec(kMigrations[v]);
+        sh = read_shape(db_);
+        refuse_foreign(sh);
+        for (int v = sh.version; v < kStoreVersion; ++v) exec(kMigrations[v]);
         exec(fmt::format("PRAGMA application_id = {}", kApplicationId));
         exec(fmt::format("PRAGMA user_version = {}", kStoreVersion));
         exec("COMMIT");
@@ -196,6 +221,9 @@ void Store::migrate() {
         sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
         throw;
     }
+    // Readers and one writer at once; persistent in the file. Set once the
+    // file is known to be ours, never on someone else's.
+    exec("PRAGMA journal_mode = WAL");
 }
 
 int64_t Store::save(const suite::RunReport& r, const std::string& label, const std::string& note) {

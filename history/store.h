@@ -70,7 +70,7 @@ public:
     std::optional<int64_t> previous_like(int64_t id);
 
 private:
-    void migrate();
+    void migrate(Mode mode);
     void exec(const std::string& sql);
     sqlite3* db_ = nullptr;
     std::string path_;
