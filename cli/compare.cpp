@@ -169,6 +169,13 @@ std::vector<std::string> provenance(const std::vector<std::vector<std::string>>&
                                           "per test)", paths[k][i], r.schema_version, paths[0][0], ref.schema_version));
         }
     if (out.empty()) out.push_back("every file comes from a host with the same recorded facts");
+    std::set<std::string> boots;
+    for (const auto& side : sides)
+        for (const auto& r : side)
+            if (!r.provenance.boot_id.empty()) boots.insert(r.provenance.boot_id);
+    if (boots.size() > 1)
+        out.push_back(fmt::format("note: the runs span {} boots; between-boot spread is part of the between-run "
+                                  "spread here, not a level of its own", boots.size()));
     return out;
 }
 
@@ -263,7 +270,11 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
             if ((*paths)[k].size() > 1)
                 header.push_back(fmt::format("  {}: {}", labels.back(), fmt::join((*paths)[k], " ")));
         }
-        header.push_back(fmt::format("saved results: {} vs {} file(s)", sides[0].size(), sides[1].size()));
+        bool any_history = std::any_of(refs->begin(), refs->end(), [](const auto& side) {
+            return std::any_of(side.begin(), side.end(), is_history_ref);
+        });
+        header.push_back(fmt::format("saved results: {} vs {} {}", sides[0].size(), sides[1].size(),
+                                     any_history ? "run(s)" : "file(s)"));
         auto prov = provenance(*paths, sides);
         header.insert(header.end(), prov.begin(), prov.end());
         require_shared_test(*paths, sides);
