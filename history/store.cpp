@@ -1,6 +1,8 @@
 #include "history/store.h"
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
@@ -222,8 +224,14 @@ void Store::migrate(Mode mode) {
         throw;
     }
     // Readers and one writer at once; persistent in the file. Set once the
-    // file is known to be ours, never on someone else's.
-    exec("PRAGMA journal_mode = WAL");
+    // file is known to be ours, never on someone else's. Changing the journal
+    // mode can report "locked" without waiting on the busy handler while
+    // other openers read, so it is retried; if it never succeeds the store
+    // stays in rollback-journal mode, which is slower but just as correct.
+    for (int i = 0; i < 100; ++i) {
+        if (sqlite3_exec(db_, "PRAGMA journal_mode = WAL", nullptr, nullptr, nullptr) == SQLITE_OK) return;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
 }
 
 int64_t Store::save(const suite::RunReport& r, const std::string& label, const std::string& note) {
