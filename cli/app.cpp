@@ -17,6 +17,7 @@
 
 #include "cli/errors.h"
 #include "cli/compare.h"
+#include "cli/history.h"
 #include "cli/profile.h"
 #include "cli/recipe.h"
 #include "cli/run.h"
@@ -124,6 +125,8 @@ int cmd_env(const std::string& device) {
 }
 
 int cmd_run(const std::string& device, const RunArgs& a) {
+    if (a.no_save && (!a.db.empty() || !a.label.empty() || !a.note.empty()))
+        throw UsageError("--no-save does not save, so --db, --label and --note have nothing to apply to");
     auto plan = plan_run(a);
     auto exporter = report::make_exporter(a.format);
     if (!exporter)
@@ -146,6 +149,8 @@ int cmd_run(const std::string& device, const RunArgs& a) {
             rc = kHost;
         }
     }
+    // An interrupted run is partial: it would mislead a later comparison.
+    if (!a.no_save && !rep.interrupted) save_run(a.db, rep, a.label, a.note);
     write_stdout(exporter->render(rep));
     return rc;
 }
@@ -156,6 +161,8 @@ struct Commands {
     std::string device = "/dev/kvm";
     bool list_all = false;
     CLI::App *list, *env, *recipe, *recipe_run, *compare, *run;
+    HistoryArgs history_args;
+    HistoryCommands history;
     std::string recipe_name;
     CompareArgs recipe_args, compare_args;
     ProfileArgs profile_args;
@@ -187,15 +194,25 @@ struct Commands {
         compare = app.add_subcommand("compare", "A/B: configurations in interleaved rounds (--a/--b), or saved "
                                                 "results (A.json B.json, or A1.json ... --vs B1.json ...)");
         add_compare_options(*compare, compare_args);
+        compare->add_option("--db", compare_args.db, "the history database that label:/run: refer to");
+        compare->add_option("--against", compare_args.against,
+                            "'last': the newest saved run vs the newest earlier one with the same tests and host");
+
+        history = add_history_commands(app, history_args);
 
         run = app.add_subcommand("run", "run tests (all of the default suite when none are named)");
         add_run_options(*run, run_args);
         run->add_option("--seed", run_args.seed, "seed of the shuffled test order with --sessions (default: random, saved)");
+        run->add_option("--db", run_args.db, "save to this history database (default $XDG_DATA_HOME/exitbench/history.db)");
+        run->add_flag("--no-save", run_args.no_save, "do not save the run to the history");
+        run->add_option("--label", run_args.label, "file the saved run under this label, e.g. before-v2");
+        run->add_option("--note", run_args.note, "a note saved with the run");
     }
 };
 
 // A usage error's exit status, or nullopt when a command is ready to run.
 std::optional<int> parse(Commands& c, int argc, char** argv) {
+    c.run_args.argv.assign(argv, argv + argc);
     try {
         c.app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -207,9 +224,10 @@ std::optional<int> parse(Commands& c, int argc, char** argv) {
         fmt::print(stderr, "exitbench: error: unknown command or option '{}' (see --help)\n", extra.front());
         return kUsage;
     }
-    if (!*c.list && !*c.run && !*c.env && !*c.recipe && !*c.compare && !*c.profile.profile) {
-        fmt::print(stderr, "exitbench: error: a command is required: list, run, compare, profile, env or recipe "
-                           "(see --help)\n");
+    if (!*c.list && !*c.run && !*c.env && !*c.recipe && !*c.compare && !*c.profile.profile &&
+        !*c.history.history) {
+        fmt::print(stderr, "exitbench: error: a command is required: list, run, compare, history, profile, env or "
+                           "recipe (see --help)\n");
         return kUsage;
     }
     return std::nullopt;
@@ -218,6 +236,7 @@ std::optional<int> parse(Commands& c, int argc, char** argv) {
 int dispatch(Commands& c) {
     if (*c.list) return cmd_list(c.device, c.list_all);
     if (*c.env) return cmd_env(c.device);
+    if (*c.history.history) return cmd_history(c.history, c.history_args);
     if (*c.recipe && !*c.recipe_run) return cmd_recipe_list();
     install_stop_handlers();
     if (*c.recipe_run) return cmd_recipe_run(c.device, c.recipe_name, c.recipe_args, g_interrupted);

@@ -10,6 +10,7 @@
 
 #include "cli/app.h"
 #include "cli/compare_live.h"
+#include "cli/history.h"
 #include "cli/errors.h"
 #include "env/host_env.h"
 #include "report/compare.h"
@@ -93,7 +94,8 @@ double parse_fraction(const std::string& opt, const std::string& v, double lo, d
     return x;
 }
 
-suite::RunReport load_result(const std::string& path) {
+suite::RunReport load_result(const std::string& path, const std::string& db) {
+    if (is_history_ref(path)) return load_saved_run(db, path);
     std::ifstream f(path);
     if (!f) throw UsageError(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
     try {
@@ -131,6 +133,29 @@ std::string side_label(const std::vector<std::string>& files, const char* name) 
 const std::set<std::string> kHostDefining = {"cpu.model", "cpu.microcode", "kernel.release", "kernel.cmdline",
                                              "kvm.backend", "kvm.module"};
 
+// A side given as history references keeps their names: "label:A (3 runs)".
+std::string ref_label(const std::vector<std::string>& refs, size_t runs) {
+    return runs == 1 ? fmt::format("{}", fmt::join(refs, " ")) : fmt::format("{} ({} runs)", fmt::join(refs, " "), runs);
+}
+
+// label:L and run:N become the "run:N" names of the runs they hold.
+std::vector<std::vector<std::string>> expand_sides(const std::vector<std::vector<std::string>>& refs,
+                                                   const std::string& db) {
+    std::vector<std::vector<std::string>> out;
+    for (const auto& side : refs) {
+        out.emplace_back();
+        for (const auto& r : side) {
+            if (!is_history_ref(r)) {
+                out.back().push_back(r);
+                continue;
+            }
+            auto runs = expand_ref(db, r);
+            out.back().insert(out.back().end(), runs.begin(), runs.end());
+        }
+    }
+    return out;
+}
+
 // Host facts, schema versions: what differs between the files, said up front.
 std::vector<std::string> provenance(const std::vector<std::vector<std::string>>& paths,
                                     const std::vector<std::vector<suite::RunReport>>& sides) {
@@ -150,6 +175,13 @@ std::vector<std::string> provenance(const std::vector<std::vector<std::string>>&
                                           "per test)", paths[k][i], r.schema_version, paths[0][0], ref.schema_version));
         }
     if (out.empty()) out.push_back("every file comes from a host with the same recorded facts");
+    std::set<std::string> boots;
+    for (const auto& side : sides)
+        for (const auto& r : side)
+            if (!r.provenance.boot_id.empty()) boots.insert(r.provenance.boot_id);
+    if (boots.size() > 1)
+        out.push_back(fmt::format("note: the runs span {} boots; between-boot spread is part of the between-run "
+                                  "spread here, not a level of its own", boots.size()));
     return out;
 }
 
@@ -168,13 +200,20 @@ void require_shared_test(const std::vector<std::vector<std::string>>& paths,
 }
 
 bool looks_like_file(const std::string& s) {
-    return s.find('/') != std::string::npos || s.ends_with(".json") || std::filesystem::exists(s);
+    return s.find('/') != std::string::npos || s.ends_with(".json") || std::filesystem::exists(s) ||
+           is_history_ref(s);
 }
 
 // Saved-result mode: which files are on which side, or nullopt for live mode.
 std::optional<std::vector<std::vector<std::string>>> saved_sides(const CompareArgs& a) {
     const auto& in = a.common.tests;
     bool live = a.a || a.b || !a.configs.empty() || !a.preset.empty();
+    if (!a.against.empty()) {
+        if (a.against != "last") throw UsageError(fmt::format("--against takes 'last', not '{}'", a.against));
+        if (live || !in.empty() || !a.vs.empty())
+            throw UsageError("--against last picks both sides itself; name no tests, files or configurations");
+        return against_last(a.db);
+    }
     if (!a.vs.empty()) {
         if (live) throw UsageError("--vs compares saved results; --a/--b/--config run configurations live");
         if (in.empty()) throw UsageError("side A is empty: compare A1.json [A2.json ...] --vs B1.json [B2.json ...]");
@@ -182,9 +221,10 @@ std::optional<std::vector<std::vector<std::string>>> saved_sides(const CompareAr
     }
     if (live || in.empty() || !std::all_of(in.begin(), in.end(), looks_like_file)) return std::nullopt;
     for (const auto& p : in)
-        if (!std::filesystem::exists(p)) throw UsageError(fmt::format("cannot read {}: no such file", p));
+        if (!is_history_ref(p) && !std::filesystem::exists(p)) throw UsageError(fmt::format("cannot read {}: no such file", p));
     if (in.size() != 2)
-        throw UsageError("with several files a side, name side B after --vs: compare A1.json A2.json --vs B1.json B2.json");
+        throw UsageError("with several files a side, name side B after --vs: compare A1.json A2.json --vs B1.json B2.json "
+                         "(a label:NAME is one side however many runs it holds)");
     return std::vector<std::vector<std::string>>{{in[0]}, {in[1]}};
 }
 
@@ -222,22 +262,31 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
 
     suite::ComparisonReport cmp;
     std::vector<std::string> header;
-    if (auto paths = saved_sides(a)) {
+    if (auto refs = saved_sides(a)) {
         reject_run_options(a);
+        auto expanded = expand_sides(*refs, a.db);
+        auto* paths = &expanded;
         std::vector<std::vector<suite::RunReport>> sides(paths->size());
         std::vector<std::string> labels;
         for (size_t k = 0; k < paths->size(); ++k) {
-            for (const auto& p : (*paths)[k]) sides[k].push_back(load_result(p));
-            labels.push_back(side_label((*paths)[k], k == 0 ? "A" : "B"));
+            for (const auto& p : (*paths)[k]) sides[k].push_back(load_result(p, a.db));
+            bool from_history = std::any_of((*refs)[k].begin(), (*refs)[k].end(), is_history_ref);
+            labels.push_back(from_history ? ref_label((*refs)[k], (*paths)[k].size())
+                                          : side_label((*paths)[k], k == 0 ? "A" : "B"));
             if ((*paths)[k].size() > 1)
                 header.push_back(fmt::format("  {}: {}", labels.back(), fmt::join((*paths)[k], " ")));
         }
-        header.push_back(fmt::format("saved results: {} vs {} file(s)", sides[0].size(), sides[1].size()));
+        bool any_history = std::any_of(refs->begin(), refs->end(), [](const auto& side) {
+            return std::any_of(side.begin(), side.end(), is_history_ref);
+        });
+        header.push_back(fmt::format("saved results: {} vs {} {}", sides[0].size(), sides[1].size(),
+                                     any_history ? "run(s)" : "file(s)"));
         auto prov = provenance(*paths, sides);
         header.insert(header.end(), prov.begin(), prov.end());
         require_shared_test(*paths, sides);
         cmp = suite::compare_saved(labels, sides, alpha);
     } else {
+        if (!a.db.empty()) throw UsageError("--db applies to saved runs named as label:NAME or run:ID");
         cmp = run_live(device, a, alpha, interrupt, header);
     }
 

@@ -16,6 +16,7 @@ struct CompareArgs {
     std::optional<std::string> a, b;   // --a/--b: run options as one string each ("" is the defaults)
     std::vector<std::string> configs;  // --config LABEL=OPTIONS
     std::vector<std::pair<std::string, std::vector<std::string>>> preset;  // (label, run options) from a recipe
+    std::string db, against;           // history: --db, --against last
     std::string rounds, time_budget, precision = "1", fail_if_slower, alpha = "0.05", seed;
 };
 

@@ -7,6 +7,8 @@
 #include <csignal>
 #include <cstring>
 #include <filesystem>
+#include <ctime>
+#include <fstream>
 #include <random>
 #include <thread>
 #include <fmt/format.h>
@@ -29,6 +31,9 @@
 
 #ifndef EB_VERSION
 #define EB_VERSION "dev"
+#endif
+#ifndef EB_GIT_DESCRIBE
+#define EB_GIT_DESCRIBE ""
 #endif
 
 namespace eb::cli {
@@ -210,6 +215,23 @@ void check_cpu(const char* opt, int cpu) {
 
 } // namespace
 
+suite::Provenance capture_provenance(const std::vector<std::string>& argv) {
+    suite::Provenance p;
+    std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    p.timestamp_utc = stamp;
+    char host[256] = {};
+    if (gethostname(host, sizeof host - 1) == 0) p.hostname = host;
+    p.argv = argv;
+    p.git_describe = EB_GIT_DESCRIBE;
+    std::ifstream f("/proc/sys/kernel/random/boot_id");
+    std::getline(f, p.boot_id);  // stays empty where /proc does not say
+    return p;
+}
+
 kvm::System open_kvm(const std::string& device) {
     try {
         auto sys = kvm::System::open(device);
@@ -319,6 +341,7 @@ RunPlan plan_run(const RunArgs& a) {
         s.sessions = 1;
     }
     p.profile_out = a.profile_out;
+    p.argv = a.argv;
     if (!a.profile_out.empty()) require_writable(a.profile_out);
     if (!a.json.empty()) require_writable(a.json);
     return p;
@@ -344,6 +367,7 @@ suite::RunReport execute(const kvm::System& sys, const RunPlan& plan, const std:
                    s.smp, ctx.host_cpus);
     suite::RunReport rep;
     rep.tool_version = EB_VERSION;
+    rep.provenance = capture_provenance(plan.argv);
     rep.settings = s;
     rep.host = vmm::probe_host(ctx.tsc_khz);
     rep.env = env::capture(rep.host);

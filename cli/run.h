@@ -23,6 +23,9 @@ struct RunArgs {
     bool per_exit = false;
     bool profile = false;
     std::string profile_out;   // keep --profile's trace here
+    std::vector<std::string> argv;  // the whole command line, for the result's provenance
+    std::string db, label, note;    // run only: the history store, and what to file the run under
+    bool no_save = false;
 };
 
 // Three sessions of four repeats cost ~1.6x one session of ten, and give an
@@ -40,8 +43,12 @@ struct RunPlan {
     std::vector<const suite::TestSpec*> tests;
     bool allow_invd = false;
     std::string profile_out;
+    std::vector<std::string> argv;
 };
 RunPlan plan_run(const RunArgs& a);
+
+// When, where and from which command and build a run happened.
+suite::Provenance capture_provenance(const std::vector<std::string>& argv);
 
 kvm::System open_kvm(const std::string& device);
 

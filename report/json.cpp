@@ -24,6 +24,11 @@ json host_json(const vmm::HostFacts& h) {
             {"host_cpus", h.host_cpus}};
 }
 
+json provenance_json(const suite::Provenance& p) {
+    return {{"timestamp_utc", p.timestamp_utc}, {"hostname", p.hostname},     {"argv", p.argv},
+            {"git_describe", p.git_describe},   {"boot_id", p.boot_id}};
+}
+
 json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
 // JSON keeps at most this many raw per-exit samples per test (the first, in run
@@ -202,6 +207,12 @@ void knobs_from(const json& kn, suite::RunSettings& s) {
     s.cpuid_edits = field<std::string>(kn, "cpuid", "knobs");
 }
 
+suite::Provenance provenance_from(const json& p) {
+    return {field<std::string>(p, "timestamp_utc", "provenance"), field<std::string>(p, "hostname", "provenance"),
+            field<std::vector<std::string>>(p, "argv", "provenance"),
+            field<std::string>(p, "git_describe", "provenance"), field<std::string>(p, "boot_id", "provenance")};
+}
+
 suite::RunSettings settings_from(const json& s, int version) {
     suite::RunSettings r;
     if (!member(s, "iterations", "settings").is_null()) r.iterations = field<uint64_t>(s, "iterations", "settings");
@@ -296,6 +307,7 @@ json to_json(const suite::RunReport& r) {
     return {{"schema", "exitbench-run"},
             {"schema_version", kSchemaVersion},
             {"tool_version", r.tool_version},
+            {"provenance", provenance_json(r.provenance)},
             {"host", host_json(r.host)},
             {"env", env_json(r.env)},
             {"settings",
@@ -330,6 +342,7 @@ suite::RunReport from_json(const json& j) {
     r.schema_version = v;
     r.tool_version = field<std::string>(j, "tool_version", "the document");
     r.interrupted = field<bool>(j, "interrupted", "the document");
+    if (v >= 3) r.provenance = provenance_from(member(j, "provenance", "the document"));
     r.host = host_from(member(j, "host", "the document"));
     r.settings = settings_from(member(j, "settings", "the document"), v);
     const json& env = member(j, "env", "the document");

@@ -102,9 +102,20 @@ struct TestResult {
     double wall_seconds = 0;
 };
 
+// Where and when a run happened, so saved results can be told apart later.
+// Empty in results read from schema versions 1 and 2, which lacked it.
+struct Provenance {
+    std::string timestamp_utc;       // ISO 8601, e.g. 2026-12-01T07:00:00Z
+    std::string hostname;
+    std::vector<std::string> argv;   // the command line, as given
+    std::string git_describe;        // of the source tree it was built from; empty if not from git
+    std::string boot_id;             // /proc/sys/kernel/random/boot_id: tells boots apart
+};
+
 struct RunReport {
     int schema_version = 0;               // of the file it was read from; 0 when measured here
     std::string tool_version;
+    Provenance provenance;
     vmm::HostFacts host;
     std::vector<std::pair<std::string, std::string>> env;  // env::capture()
     RunSettings settings;

@@ -19,6 +19,9 @@ CliResult run_cli(const std::vector<std::string>& args, const CliOptions& opt) {
     std::vector<std::string> argv = opt.wrap;
     argv.push_back(EB_BINARY);
     argv.insert(argv.end(), args.begin(), args.end());
+    // Runs save to a history store by default: keep it in this test's scratch
+    // directory, never the user's (a test's own env or --db wins).
+    std::string xdg = "XDG_DATA_HOME=" + temp_path("xdg-data");
     pid_t pid = fork();
     if (pid == 0) {
         if (!opt.stdout_file.empty()) {
@@ -29,6 +32,7 @@ CliResult run_cli(const std::vector<std::string>& args, const CliOptions& opt) {
             dup2(out[1], 1);
         }
         dup2(err[1], 2);
+        putenv(xdg.data());
         for (const auto& e : opt.env) putenv(const_cast<char*>(e.c_str()));
         std::vector<char*> cargv;
         for (auto& a : argv) cargv.push_back(a.data());

@@ -54,7 +54,7 @@ TEST(Fault, FullStdoutIsAnErrorAndTheJsonIsComplete) {
     TempDir tmp;
     CliOptions o;
     o.stdout_file = "/dev/full";
-    auto r = run_cli({"run", "cpuid", "-n", "64", "-r", "2", "--json", tmp.file("r.json")}, o);
+    auto r = run_cli({"run", "cpuid", "-n", "64", "-r", "2", "--no-save", "--json", tmp.file("r.json")}, o);
     EXPECT_EQ(r.rc, 3) << r.err;
     EXPECT_EQ(r.err, "exitbench: error: cannot write to stdout: No space left on device\n");
     EXPECT_EQ(load(tmp.file("r.json")).results.size(), 2u);
@@ -68,7 +68,7 @@ TEST(Fault, ClosedStdoutEndsCleanlyAndTheJsonIsWritten) {
     TempDir tmp;
     CliOptions o;
     o.close_stdout = true;
-    auto r = run_cli({"run", "cpuid", "-n", "64", "-r", "2", "--json", tmp.file("r.json")}, o);
+    auto r = run_cli({"run", "cpuid", "-n", "64", "-r", "2", "--no-save", "--json", tmp.file("r.json")}, o);
     EXPECT_EQ(r.rc, 0) << r.err;  // not 141, SIGPIPE's
     EXPECT_EQ(r.err, "");
     EXPECT_EQ(load(tmp.file("r.json")).results.size(), 2u);

@@ -117,3 +117,23 @@ TEST(Json, DeepNestingIsRefusedWhileParsing) {
         EXPECT_NE(std::string(e.what()).find("cut.json is not valid JSON"), std::string::npos) << e.what();
     }
 }
+
+TEST(Json, ProvenanceRoundTripsAndIsEmptyBeforeVersionThree) {
+    auto r = sample_report();
+    r.provenance = {"2026-12-01T07:00:00Z", "host1", {"exitbench", "run", "--label", "a b"}, "v0.1-2-gabc", "b-1"};
+    auto j = report::to_json(r);
+    EXPECT_EQ(j["schema_version"], 3);
+    auto back = report::from_json(j);
+    EXPECT_EQ(back.provenance.timestamp_utc, "2026-12-01T07:00:00Z");
+    EXPECT_EQ(back.provenance.argv, r.provenance.argv);
+    EXPECT_EQ(back.provenance.boot_id, "b-1");
+
+    j["schema_version"] = 2;
+    j.erase("provenance");
+    auto v2 = report::from_json(j);
+    EXPECT_EQ(v2.schema_version, 2);
+    EXPECT_TRUE(v2.provenance.hostname.empty() && v2.provenance.argv.empty());
+
+    j["schema_version"] = 3;  // version 3 without it is malformed
+    EXPECT_THROW(report::from_json(j), std::runtime_error);
+}

@@ -1,0 +1,238 @@
+#include "cli/history.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <iostream>
+#include <regex>
+#include <unistd.h>
+
+#include "cli/app.h"
+#include "cli/errors.h"
+#include "cli/suggest.h"
+#include "history/store.h"
+#include "report/json.h"
+#include "stats/summary.h"
+
+namespace eb::cli {
+
+namespace {
+
+using history::Store;
+
+// Every store problem is bad input: one line, exit 2.
+template <class F>
+auto with_store(const std::string& db, Store::Mode mode, F&& f) {
+    try {
+        Store st(db_path(db), mode);
+        return f(st);
+    } catch (const history::StoreError& e) {
+        throw UsageError(e.what());
+    }
+}
+
+int64_t parse_id(const std::string& s) {
+    std::string digits = s.starts_with("run:") ? s.substr(4) : s;
+    if (digits.empty() || digits.size() > 18 || !std::all_of(digits.begin(), digits.end(), ::isdigit))
+        throw UsageError(fmt::format("'{}' is not a run id (a number, as 'history list' shows)", s));
+    return std::stoll(digits);
+}
+
+[[noreturn]] void unknown_id(Store& st, int64_t id) {
+    std::vector<std::string> ids;
+    for (auto i : st.ids()) ids.push_back(std::to_string(i));
+    auto s = suggest(std::to_string(id), ids);
+    throw UsageError(fmt::format("no run {} in {}{}", id, st.path(), s ? fmt::format(" (did you mean {}?)", *s) : ""));
+}
+
+history::RunRow require_run(Store& st, int64_t id) {
+    auto row = st.run(id);
+    if (!row) unknown_id(st, id);
+    return *row;
+}
+
+suite::RunReport parse_saved(const std::string& text, int64_t id) {
+    try {
+        return report::from_json(nlohmann::json::parse(text));
+    } catch (const std::exception& e) {
+        throw UsageError(fmt::format("run {}: the saved result does not read back: {}", id, e.what()));
+    }
+}
+
+int list_runs(Store& st, const HistoryArgs& a) {
+    if (!a.since.empty() && !std::regex_match(a.since, std::regex(R"(\d{4}-\d\d-\d\d(T\d\d(:\d\d(:\d\d)?)?Z?)?)")))
+        throw UsageError(fmt::format("--since takes a UTC date, YYYY-MM-DD[THH:MM[:SS]], not '{}'", a.since));
+    auto rows = st.list({a.label, a.test, a.since});
+    if (!a.label.empty() && rows.empty() && st.runs_with_label(a.label).empty()) {
+        auto s = suggest(a.label, st.labels());
+        throw UsageError(fmt::format("no run is labelled '{}'{}", a.label, s ? fmt::format(" (did you mean '{}'?)", *s) : ""));
+    }
+    fmt::print("{:>5}  {:<20}  {:<16}  {:<24}  {:<12}  {}\n", "id", "time (UTC)", "host", "kernel", "label", "tests");
+    for (const auto& r : rows)
+        fmt::print("{:>5}  {:<20}  {:<16}  {:<24}  {:<12}  {}\n", r.id, r.timestamp_utc, r.hostname, r.kernel_release,
+                   r.label.empty() ? "-" : r.label, fmt::join(r.tests, " "));
+    if (rows.empty()) fmt::print("(no saved runs match in {})\n", st.path());
+    return kOk;
+}
+
+int show_run(Store& st, int64_t id) {
+    auto row = require_run(st, id);
+    auto rep = parse_saved(*st.result_json(id), id);
+    fmt::print("run {}  {}  label {}\n", row.id, row.timestamp_utc, row.label.empty() ? "-" : row.label);
+    if (!row.note.empty()) fmt::print("note       {}\n", row.note);
+    fmt::print("host       {} ({}, kernel {})\n", row.hostname, rep.host.cpu_model, row.kernel_release);
+    fmt::print("boot id    {}\n", row.boot_id);
+    fmt::print("exitbench  {}{}\n", row.tool_version,
+               rep.provenance.git_describe.empty() ? "" : " (git " + rep.provenance.git_describe + ")");
+    fmt::print("command    {}\n", fmt::join(rep.provenance.argv, " "));
+    fmt::print("environment: {} facts ('history export {} --json' has them all)\n", st.env(id).size(), id);
+    fmt::print("{:<24} {:<12} {:>9} {:>14}  {}\n", "test", "status", "sessions", "cycles/iter", "session medians");
+    for (const auto& t : rep.results) {
+        auto h = suite::headline(t);
+        std::vector<std::string> meds;
+        for (const auto& s : t.sessions) meds.push_back(fmt::format("{:.1f}", stats::median(s.samples)));
+        fmt::print("{:<24} {:<12} {:>9} {:>14}  {}\n", t.name, suite::status_name(t.status), t.sessions.size(),
+                   h ? fmt::format("{:.1f}", h->cycles) : "-", fmt::join(meds, " "));
+    }
+    return kOk;
+}
+
+int remove_run(Store& st, int64_t id, bool yes) {
+    auto row = require_run(st, id);
+    if (!yes) {
+        if (!isatty(STDIN_FILENO))
+            throw UsageError(fmt::format("history rm: not asking without a terminal; add --yes to remove run {}", id));
+        fmt::print("remove run {} ({}, label {})? [y/N] ", id, row.timestamp_utc, row.label.empty() ? "-" : row.label);
+        std::fflush(stdout);
+        std::string answer;
+        std::getline(std::cin, answer);
+        if (answer != "y" && answer != "Y" && answer != "yes") {
+            fmt::print("kept run {}\n", id);
+            return kOk;
+        }
+    }
+    st.remove(id);
+    fmt::print("removed run {}\n", id);
+    return kOk;
+}
+
+// Session medians in time order; the bar spans the range seen, so a shift
+// between kernels or microcode stands out.
+int trend(Store& st, const std::string& test, const std::string& host) {
+    auto pts = st.trend(test, host);
+    if (pts.empty())
+        throw UsageError(fmt::format("no saved session of '{}'{} in {}", test,
+                                     host.empty() ? "" : " on host " + host, st.path()));
+    auto [lo, hi] = std::minmax_element(pts.begin(), pts.end(),
+                                        [](const auto& a, const auto& b) { return a.median_cycles < b.median_cycles; });
+    double min = lo->median_cycles, span = hi->median_cycles - min;
+    fmt::print("{} session medians, cycles/iter ({} sessions; bar: {:.1f} to {:.1f})\n", test, pts.size(), min,
+               hi->median_cycles);
+    for (const auto& p : pts) {
+        int width = span > 0 ? int(1 + 39 * (p.median_cycles - min) / span) : 1;
+        fmt::print("{:<20}  run {:>4}  {:<12}  {:<16} s{:<2} {:>10.1f}  {}\n", p.timestamp_utc, p.run_id,
+                   p.label.empty() ? "-" : p.label, p.hostname, p.session, p.median_cycles, std::string(width, '#'));
+    }
+    return kOk;
+}
+
+} // namespace
+
+std::string db_path(const std::string& db) {
+    if (!db.empty()) return db;
+    try {
+        return history::default_path();
+    } catch (const history::StoreError& e) {
+        throw UsageError(e.what());
+    }
+}
+
+void save_run(const std::string& db, const suite::RunReport& r, const std::string& label, const std::string& note) {
+    try {
+        std::string path = db.empty() ? history::default_path() : db;
+        Store st(path, Store::Mode::ReadWrite);
+        auto id = st.save(r, label, note);
+        fmt::print(stderr, "exitbench: saved as run {} in {}\n", id, path);
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "exitbench: warning: not saved to the history: {}\n", e.what());
+    }
+}
+
+HistoryCommands add_history_commands(CLI::App& app, HistoryArgs& a) {
+    HistoryCommands c;
+    c.history = app.add_subcommand("history", "saved runs: list, show, export, rm, trend");
+    c.history->require_subcommand(1);
+    c.history->fallthrough();  // --db after the subcommand too: history list --db X
+    c.history->add_option("--db", a.db, "the history database (default $XDG_DATA_HOME/exitbench/history.db)");
+    c.list = c.history->add_subcommand("list", "one line per saved run: time, host, kernel, label, tests");
+    c.list->add_option("--label", a.label, "only runs with this label");
+    c.list->add_option("--test", a.test, "only runs of this test");
+    c.list->add_option("--since", a.since, "only runs at or after this UTC date, YYYY-MM-DD[THH:MM[:SS]]");
+    c.show = c.history->add_subcommand("show", "a saved run: provenance and each test's session medians");
+    c.show->add_option("id", a.id, "run id")->required();
+    c.exportc = c.history->add_subcommand("export", "print a saved run's result JSON (what 'run --json' writes)");
+    c.exportc->add_option("id", a.id, "run id")->required();
+    c.exportc->add_flag("--json", a.json, "as JSON (the only format)")->required();
+    c.rm = c.history->add_subcommand("rm", "remove a saved run (asks on a terminal)");
+    c.rm->add_option("id", a.id, "run id")->required();
+    c.rm->add_flag("--yes", a.yes, "remove without asking");
+    c.trend = c.history->add_subcommand("trend", "a test's session medians over time");
+    c.trend->add_option("test", a.test, "test name")->required();
+    c.trend->add_option("--host", a.host, "only runs on this host");
+    for (auto* sub : {c.history, c.list, c.show, c.exportc, c.rm, c.trend}) sub->allow_extras(false);
+    return c;
+}
+
+int cmd_history(const HistoryCommands& c, const HistoryArgs& a) {
+    bool writes = c.rm->parsed();
+    return with_store(a.db, writes ? Store::Mode::ReadWrite : Store::Mode::ReadOnly, [&](Store& st) -> int {
+        if (*c.list) return list_runs(st, a);
+        if (*c.trend) return trend(st, a.test, a.host);
+        int64_t id = parse_id(a.id);
+        if (*c.show) return show_run(st, id);
+        if (*c.rm) return remove_run(st, id, a.yes);
+        require_run(st, id);
+        std::cout << report::to_json(parse_saved(*st.result_json(id), id)).dump(2) << "\n" << std::flush;
+        return kOk;
+    });
+}
+
+bool is_history_ref(const std::string& s) { return s.starts_with("label:") || s.starts_with("run:"); }
+
+std::vector<std::string> expand_ref(const std::string& db, const std::string& ref) {
+    return with_store(db, Store::Mode::ReadOnly, [&](Store& st) {
+        std::vector<std::string> out;
+        if (ref.starts_with("run:")) {
+            out.push_back("run:" + std::to_string(require_run(st, parse_id(ref)).id));
+            return out;
+        }
+        std::string label = ref.substr(6);
+        for (auto id : st.runs_with_label(label)) out.push_back("run:" + std::to_string(id));
+        if (out.empty()) {
+            auto s = suggest(label, st.labels());
+            throw UsageError(fmt::format("no run is labelled '{}' in {}{}", label, st.path(),
+                                         s ? fmt::format(" (did you mean label:{}?)", *s) : ""));
+        }
+        return out;
+    });
+}
+
+std::vector<std::vector<std::string>> against_last(const std::string& db) {
+    return with_store(db, Store::Mode::ReadOnly, [&](Store& st) {
+        auto last = st.newest();
+        if (!last) throw UsageError(fmt::format("--against last: no saved run in {}", st.path()));
+        auto prev = st.previous_like(*last);
+        if (!prev)
+            throw UsageError(fmt::format("--against last: no run before run {} has the same tests on the same host", *last));
+        return std::vector<std::vector<std::string>>{{"run:" + std::to_string(*prev)}, {"run:" + std::to_string(*last)}};
+    });
+}
+
+suite::RunReport load_saved_run(const std::string& db, const std::string& ref) {
+    int64_t id = parse_id(ref);
+    return with_store(db, Store::Mode::ReadOnly, [&](Store& st) {
+        require_run(st, id);
+        return parse_saved(*st.result_json(id), id);
+    });
+}
+
+} // namespace eb::cli

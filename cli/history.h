@@ -1,0 +1,42 @@
+// `exitbench history`: the saved runs (history/store.h), and how `run` and
+// `compare` reach them.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "suite/result.h"
+
+namespace eb::cli {
+
+struct HistoryArgs {
+    std::string db;                      // --db; empty: the default path
+    std::string label, test, since, host;
+    std::string id;                      // show, export, rm
+    bool json = false, yes = false;
+};
+
+struct HistoryCommands {
+    CLI::App *history, *list, *show, *exportc, *rm, *trend;
+};
+HistoryCommands add_history_commands(CLI::App& app, HistoryArgs& a);
+int cmd_history(const HistoryCommands& c, const HistoryArgs& a);
+
+// --db as given, or the default path.
+std::string db_path(const std::string& db);
+
+// Saves a finished run; a failure is a one-line warning, never an error.
+void save_run(const std::string& db, const suite::RunReport& r, const std::string& label, const std::string& note);
+
+// compare's history references: "label:L" (every run under L) and "run:N".
+bool is_history_ref(const std::string& s);
+// A reference's runs as "run:N" names, oldest first; throws UsageError with a
+// did-you-mean for an unknown label or id.
+std::vector<std::string> expand_ref(const std::string& db, const std::string& ref);
+// compare --against last: {earlier run, newest run}.
+std::vector<std::vector<std::string>> against_last(const std::string& db);
+// One saved run's result, by its "run:N" name.
+suite::RunReport load_saved_run(const std::string& db, const std::string& ref);
+
+} // namespace eb::cli

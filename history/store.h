@@ -1,0 +1,79 @@
+// The result history: an embedded SQLite database of every saved run, with
+// its provenance, its sessions' figures and the full result JSON.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "suite/result.h"
+
+struct sqlite3;
+
+namespace eb::history {
+
+// A store that cannot be opened, read or written; the message is one line.
+struct StoreError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// The newest schema this build writes; older stores are migrated on open.
+inline constexpr int kStoreVersion = 1;
+
+// $XDG_DATA_HOME/exitbench/history.db, else ~/.local/share/exitbench/history.db.
+std::string default_path();
+
+struct RunRow {
+    int64_t id = 0;
+    std::string timestamp_utc, hostname, kernel_release, boot_id, tool_version, label, note;
+    std::vector<std::string> tests;  // sorted
+};
+
+struct Filter {
+    std::string label, test, since;  // empty: any; since compares ISO 8601 text
+};
+
+struct TrendPoint {
+    int64_t run_id = 0;
+    std::string timestamp_utc, hostname, label;
+    int session = 0;
+    double median_cycles = 0;
+    uint64_t iterations = 0;
+};
+
+class Store {
+public:
+    enum class Mode { ReadWrite, ReadOnly };  // ReadWrite creates the file and its directory
+    // Throws StoreError for a missing, corrupt, foreign or newer store.
+    Store(const std::string& path, Mode mode);
+    ~Store();
+    Store(const Store&) = delete;
+    Store& operator=(const Store&) = delete;
+
+    const std::string& path() const { return path_; }
+
+    // One transaction: the run, its sessions, its environment. Returns the id.
+    int64_t save(const suite::RunReport& r, const std::string& label, const std::string& note);
+    std::vector<RunRow> list(const Filter& f);
+    std::optional<RunRow> run(int64_t id);
+    std::optional<std::string> result_json(int64_t id);
+    std::vector<std::pair<std::string, std::string>> env(int64_t id);
+    bool remove(int64_t id);
+
+    std::vector<int64_t> runs_with_label(const std::string& label);  // oldest first
+    std::vector<std::string> labels();
+    std::vector<int64_t> ids();
+    std::vector<TrendPoint> trend(const std::string& test, const std::string& host);
+    std::optional<int64_t> newest();
+    // The newest run before `id` with the same tests on the same host.
+    std::optional<int64_t> previous_like(int64_t id);
+
+private:
+    void migrate(Mode mode);
+    void exec(const std::string& sql);
+    sqlite3* db_ = nullptr;
+    std::string path_;
+};
+
+} // namespace eb::history

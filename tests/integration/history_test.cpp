@@ -1,0 +1,161 @@
+// The history store through the CLI: run saves, history lists and exports,
+// compare reads labels and run ids, bad stores get one line, and parallel
+// writers all succeed.
+#include <fstream>
+#include <future>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.h"
+#include "report/json.h"
+#include "tests/temp_dir.h"
+
+using namespace eb;
+
+namespace {
+
+// One short session: the store, not the statistics, is under test.
+CliResult quick_run(const std::string& db, const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> args{"run", "cpuid", "-n", "64", "-r", "3", "--sessions", "1", "--db", db};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_cli(args);
+}
+
+size_t lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n'); }
+
+} // namespace
+
+class History : public eb::test::TempDirTest {};
+
+TEST_F(History, RunSavesAndHistoryListsShowsAndExports) {
+    REQUIRE_KVM();
+    auto db = temp_path("h.db");
+    auto r = quick_run(db, {"--label", "before-v2", "--note", "stock kernel"});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.err.find("saved as run 1 in " + db), std::string::npos) << r.err;
+
+    auto list = run_cli({"history", "list", "--db", db});
+    ASSERT_EQ(list.rc, 0) << list.err;
+    EXPECT_NE(list.out.find("before-v2"), std::string::npos) << list.out;
+    EXPECT_NE(list.out.find("baseline cpuid"), std::string::npos) << list.out;
+
+    auto show = run_cli({"history", "show", "1", "--db", db});
+    ASSERT_EQ(show.rc, 0) << show.err;
+    EXPECT_NE(show.out.find("stock kernel"), std::string::npos) << show.out;
+    EXPECT_NE(show.out.find("--label before-v2"), std::string::npos) << show.out;  // the argv
+
+    auto ex = run_cli({"history", "export", "1", "--json", "--db", db});
+    ASSERT_EQ(ex.rc, 0) << ex.err;
+    auto rep = report::from_json(nlohmann::json::parse(ex.out));
+    EXPECT_EQ(rep.schema_version, report::kSchemaVersion);
+    EXPECT_FALSE(rep.provenance.timestamp_utc.empty());
+    EXPECT_FALSE(rep.provenance.hostname.empty());
+    EXPECT_EQ(rep.provenance.boot_id.size(), 36u);
+
+    auto trend = run_cli({"history", "trend", "cpuid", "--db", db});
+    ASSERT_EQ(trend.rc, 0) << trend.err;
+    EXPECT_NE(trend.out.find("run    1"), std::string::npos) << trend.out;
+}
+
+TEST_F(History, NoSaveLeavesNoDatabase) {
+    REQUIRE_KVM();
+    auto r = run_cli({"run", "cpuid", "-n", "64", "-r", "2", "--sessions", "1", "--no-save"});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(r.err.find("saved as run"), std::string::npos) << r.err;
+    auto bad = run_cli({"run", "cpuid", "--no-save", "--label", "x"});
+    EXPECT_EQ(bad.rc, 2);
+}
+
+TEST_F(History, CompareLabelsRunsAndAgainstLast) {
+    REQUIRE_KVM();
+    auto db = temp_path("h.db");
+    for (const char* label : {"A", "A", "B", "B"}) ASSERT_EQ(quick_run(db, {"--label", label}).rc, 0);
+    auto byl = run_cli({"compare", "label:A", "label:B", "--db", db});
+    ASSERT_EQ(byl.rc, 0) << byl.err;
+    EXPECT_NE(byl.out.find("label:A (2 runs)"), std::string::npos) << byl.out;
+    EXPECT_NE(byl.out.find("saved results: 2 vs 2"), std::string::npos) << byl.out;
+
+    auto byid = run_cli({"compare", "run:1", "run:4", "--db", db});
+    ASSERT_EQ(byid.rc, 0) << byid.err;
+    auto last = run_cli({"compare", "--against", "last", "--db", db});
+    ASSERT_EQ(last.rc, 0) << last.err;
+    EXPECT_NE(last.out.find("run:4 vs run:3"), std::string::npos) << last.out;  // newest vs the one before
+
+    // An exported run reads back as a file side.
+    auto ex = run_cli({"history", "export", "2", "--json", "--db", db});
+    auto file = temp_path("two.json");
+    std::ofstream(file) << ex.out;
+    auto mixed = run_cli({"compare", file, "run:3", "--db", db});
+    EXPECT_EQ(mixed.rc, 0) << mixed.err;
+}
+
+TEST_F(History, UnknownLabelsAndIdsSuggest) {
+    REQUIRE_KVM();
+    auto db = temp_path("h.db");
+    ASSERT_EQ(quick_run(db, {"--label", "before"}).rc, 0);
+    auto lab = run_cli({"compare", "label:befor", "run:1", "--db", db});
+    EXPECT_EQ(lab.rc, 2);
+    EXPECT_NE(lab.err.find("did you mean label:before?"), std::string::npos) << lab.err;
+    EXPECT_EQ(lines(lab.err), 1u) << lab.err;
+    auto id = run_cli({"history", "show", "2", "--db", db});
+    EXPECT_EQ(id.rc, 2);
+    EXPECT_NE(id.err.find("no run 2"), std::string::npos) << id.err;
+    EXPECT_NE(id.err.find("did you mean 1?"), std::string::npos) << id.err;
+    EXPECT_EQ(run_cli({"history", "show", "x1", "--db", db}).rc, 2);
+    auto list = run_cli({"history", "list", "--label", "befre", "--db", db});
+    EXPECT_EQ(list.rc, 2);
+    EXPECT_NE(list.err.find("did you mean 'before'?"), std::string::npos) << list.err;
+    EXPECT_EQ(run_cli({"history", "list", "--since", "yesterday", "--db", db}).rc, 2);
+    EXPECT_EQ(run_cli({"compare", "--against", "first", "--db", db}).rc, 2);
+    // Only one run: nothing earlier to compare against.
+    EXPECT_EQ(run_cli({"compare", "--against", "last", "--db", db}).rc, 2);
+}
+
+TEST_F(History, RmAsksOnATerminalAndNeedsYesOtherwise) {
+    REQUIRE_KVM();
+    auto db = temp_path("h.db");
+    ASSERT_EQ(quick_run(db).rc, 0);
+    auto no = run_cli({"history", "rm", "1", "--db", db});
+    EXPECT_EQ(no.rc, 2);
+    EXPECT_NE(no.err.find("--yes"), std::string::npos) << no.err;
+    auto yes = run_cli({"history", "rm", "1", "--yes", "--db", db});
+    ASSERT_EQ(yes.rc, 0) << yes.err;
+    EXPECT_EQ(run_cli({"history", "show", "1", "--db", db}).rc, 2);
+}
+
+TEST_F(History, BadStoresGetOneLine) {
+    REQUIRE_KVM();
+    auto corrupt = temp_path("corrupt.db");
+    std::ofstream(corrupt) << std::string(8192, '\x5a');
+    auto foreign = temp_path("foreign.json");
+    std::ofstream(foreign) << "{}";
+    for (const auto& db : {corrupt, foreign, temp_path("absent.db")}) {
+        auto r = run_cli({"history", "list", "--db", db});
+        EXPECT_EQ(r.rc, 2) << db;
+        EXPECT_EQ(lines(r.err), 1u) << r.err;
+        EXPECT_NE(r.err.find(db), std::string::npos) << r.err;
+    }
+    // A run whose save fails still prints its results, and warns in one line.
+    for (const auto& db : {corrupt, std::string("/proc/exitbench/history.db")}) {
+        auto r = quick_run(db);
+        EXPECT_EQ(r.rc, 0) << r.err;
+        EXPECT_NE(r.out.find("cycles/iter"), std::string::npos);
+        EXPECT_NE(r.err.find("warning: not saved to the history"), std::string::npos) << r.err;
+    }
+}
+
+TEST_F(History, ParallelRunsAllSave) {
+    REQUIRE_KVM();
+    auto db = temp_path("h.db");
+    constexpr int kWriters = 4;
+    std::vector<std::future<CliResult>> runs;
+    for (int i = 0; i < kWriters; ++i)
+        runs.push_back(std::async(std::launch::async, [&] { return quick_run(db); }));
+    for (auto& f : runs) {
+        auto r = f.get();
+        EXPECT_EQ(r.rc, 0) << r.err;
+        EXPECT_NE(r.err.find("saved as run"), std::string::npos) << r.err;
+    }
+    auto list = run_cli({"history", "list", "--db", db});
+    EXPECT_EQ(lines(list.out), size_t(kWriters + 1)) << list.out;
+}

@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Validates real `exitbench run --json` output against report/exitbench-run.schema.json.
+
+Usage: validate_run.py EXITBENCH SCHEMA. Exits 77 (ctest's skip) when
+python3-jsonschema or /dev/kvm is absent, saying which.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+SKIP = 77
+
+
+def main():
+    exitbench, schema_path = sys.argv[1], sys.argv[2]
+    try:
+        import jsonschema
+    except ImportError:
+        print("SKIP: python3-jsonschema is not installed (apt-get install python3-jsonschema)")
+        return SKIP
+    if not os.path.exists("/dev/kvm"):
+        print("SKIP: /dev/kvm is absent, so there is no real output to validate")
+        return SKIP
+    with open(schema_path) as f:
+        schema = json.load(f)
+    jsonschema.Draft7Validator.check_schema(schema)
+    validator = jsonschema.Draft7Validator(schema)
+    runs = {
+        "sessions": ["cpuid", "inl_from_qemu", "-n", "64", "-r", "3", "--sessions", "2"],
+        "per-exit": ["cpuid", "-n", "64", "-r", "2", "--sessions", "1", "--per-exit"],
+    }
+    with tempfile.TemporaryDirectory(prefix="exitbench-schema-") as tmp:
+        for name, args in runs.items():
+            out = os.path.join(tmp, name + ".json")
+            proc = subprocess.run([exitbench, "run", *args, "--no-save", "--json", out],
+                                  capture_output=True, text=True, timeout=120)
+            if proc.returncode != 0:
+                print(f"FAIL: exitbench run {' '.join(args)} exited {proc.returncode}: {proc.stderr.strip()}")
+                return 1
+            with open(out) as f:
+                doc = json.load(f)
+            errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.path))
+            for e in errors:
+                print(f"FAIL: {name}: {'/'.join(map(str, e.path))}: {e.message}")
+            if errors:
+                return 1
+            # The schema must reject what the reader rejects, or it checks nothing.
+            doc["provenance"].pop("boot_id")
+            if validator.is_valid(doc):
+                print(f"FAIL: {name}: the schema accepts a result without provenance.boot_id")
+                return 1
+            print(f"ok: {name}: {len(doc['results'])} results valid against {os.path.basename(schema_path)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
