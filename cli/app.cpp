@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli/errors.h"
+#include "cli/help.h"
 #include "cli/compare.h"
 #include "cli/history.h"
 #include "cli/profile.h"
@@ -174,6 +175,9 @@ struct Commands {
         app.require_subcommand(0, 1);
         app.allow_extras();  // so an unknown command gets our message, not CLI11's
         app.add_option("--device", device, "KVM device node")->capture_default_str();
+        // Root options after a command too (`run --device X`): subcommands
+        // created from here on inherit it.
+        app.fallthrough();
 
         list = app.add_subcommand("list", "list the tests, what each expects, and skips on this host");
         list->add_flag("--all", list_all, "include the harness self-tests");
@@ -188,6 +192,9 @@ struct Commands {
         recipe_run = recipe->add_subcommand("run", "run one recipe: its configurations compared, interleaved");
         recipe_run->add_option("name", recipe_name, "the recipe (see 'recipe list')")->required();
         add_compare_options(*recipe_run, recipe_args);
+        // A recipe brings its own tests and configurations: hide what cannot apply.
+        for (const char* name : {"tests", "--a", "--b", "--config", "--vs"})
+            recipe_run->remove_option(recipe_run->get_option(name));
 
         profile = add_profile_commands(app, profile_args);
 
@@ -207,6 +214,7 @@ struct Commands {
         run->add_flag("--no-save", run_args.no_save, "do not save the run to the history");
         run->add_option("--label", run_args.label, "file the saved run under this label, e.g. before-v2");
         run->add_option("--note", run_args.note, "a note saved with the run");
+        finish_help(app);
     }
 };
 
@@ -232,6 +240,29 @@ std::optional<int> parse(Commands& c, int argc, char** argv) {
     }
     return std::nullopt;
 }
+
+} // namespace
+
+int parse_only(const std::vector<std::string>& args) {
+    Commands c;
+    std::vector<std::string> words{"exitbench"};
+    words.insert(words.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& w : words) argv.push_back(w.data());
+    auto rc = parse(c, int(argv.size()), argv.data());
+    return rc.value_or(kOk);
+}
+
+void visit_commands(const std::function<void(const CLI::App&)>& f) {
+    Commands c;
+    std::function<void(const CLI::App&)> walk = [&](const CLI::App& a) {
+        f(a);
+        for (const CLI::App* sub : a.get_subcommands()) walk(*sub);
+    };
+    walk(c.app);
+}
+
+namespace {
 
 int dispatch(Commands& c) {
     if (*c.list) return cmd_list(c.device, c.list_all);

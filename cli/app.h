@@ -1,5 +1,12 @@
 #pragma once
+#include <functional>
+#include <string>
 #include <string_view>
+#include <vector>
+
+namespace CLI {
+class App;
+}
 
 namespace eb::cli {
 // Exit codes: 0 all good, 1 a test failed, 2 bad usage or input,
@@ -10,4 +17,9 @@ int main(int argc, char** argv);
 // (EPIPE: `| head`) silences the rest of the output without an error; any other
 // failure throws HostError naming it.
 void write_stdout(std::string_view text);
+// For tests: parses `args` (without the program name) as main() would,
+// running nothing; kOk when a command would run, else the usage exit code.
+int parse_only(const std::vector<std::string>& args);
+// For tests and generated help: calls f on every command, the root first.
+void visit_commands(const std::function<void(const CLI::App&)>& f);
 }

@@ -9,6 +9,7 @@
 
 #include "cli/errors.h"
 #include "cli/parse.h"
+#include "cli/progress.h"
 
 namespace eb::cli {
 
@@ -121,8 +122,13 @@ suite::ComparisonReport run_live(const std::string& device, const CompareArgs& a
         if (interrupt.load()) break;  // a round cut short is no pair
         ++done;
         double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if (isatty(STDERR_FILENO))
-            fmt::print(stderr, "round {} of {} done ({:.1f} s)\n", done, sched.rounds, elapsed);
+        if (isatty(STDERR_FILENO)) {
+            // The budget ends the rounds first when it is shorter than their pace.
+            double left = double(sched.rounds - done) * elapsed / double(done);
+            if (sched.budget_s > 0) left = std::min(left, std::max(0.0, sched.budget_s - elapsed));
+            fmt::print(stderr, "round {} of {} done ({:.1f} s{})\n", done, sched.rounds, elapsed,
+                       done < sched.rounds ? ", about " + Progress::duration_text(left) + " left" : "");
+        }
         if (sched.budget_s > 0 && (elapsed >= sched.budget_s ||
                                    (done >= kMinRoundsForPrecision &&
                                     worst_precision(suite::compare_rounds(labels, rounds, alpha)) <= sched.precision)))

@@ -1,10 +1,13 @@
 #include "cli/profile.h"
 
+#include <cerrno>
 #include <fmt/format.h>
+#include <signal.h>
 
 #include "cli/app.h"
 #include "cli/errors.h"
 #include "cli/parse.h"
+#include "cli/profile_exec.h"
 #include "cli/run.h"
 #include "profile/analyze.h"
 #include "profile/record.h"
@@ -18,8 +21,10 @@ ProfileCommands add_profile_commands(CLI::App& app, ProfileArgs& a) {
     c.profile = app.add_subcommand("profile", "host-side exit profiler: the perf kvm stat job, with distributions");
     c.profile->require_subcommand(1);
     c.record = c.profile->add_subcommand("record", "record kvm tracepoints of KVM processes into a trace file");
-    c.record->add_option("-p,--pid", a.pids, "process to record (repeatable); its threads are filtered in the kernel");
-    c.record->add_flag("-a,--all", a.all, "record every process");
+    auto* pid = c.record->add_option("-p,--pid", a.pids, "process to record (repeatable); its threads are filtered in the kernel");
+    c.record->add_flag("-a,--all", a.all, "record every process")->excludes(pid);
+    c.record->add_option("command", a.command, "after --: a command to start and record until it exits, with "
+                                                "every process it forks")->excludes(pid);
     c.record->add_option("--duration", a.duration, "stop after this long (default: Ctrl-C)");
     c.record->add_option("-o,--output", a.out, "trace file (default exitbench.trace)");
     c.record->add_option("--buffer-kb", a.buffer_kb, "ring buffer per CPU in KiB (default 16384)");
@@ -27,15 +32,17 @@ ProfileCommands add_profile_commands(CLI::App& app, ProfileArgs& a) {
     c.report->add_option("-i,--input", a.input, "trace file (default exitbench.trace)");
     c.report->add_option("--event", a.event, "vmexit (default), mmio, ioport or msr");
     c.report->add_option("--vcpu", a.vcpu, "only this vCPU");
-    c.report->add_option("-k,--sort", a.sort, "ev_name, sample (default), time, max_t, min_t, mean_t");
+    c.report->add_option("-k,--key,--sort", a.sort,
+                        "ev_name, sample (default), time (total, as perf 6.3+; perf 6.1 ordered by the "
+                        "average: use mean_t for that), max_t, min_t, mean_t");
     c.report->add_option("--json", a.json, "write the analysis as JSON to FILE");
     c.report->add_flag("--perf", a.perf_only, "print perf kvm stat's table only");
     c.compare = c.profile->add_subcommand("compare", "per reason: change in count and latency, with a significance test");
     c.compare->add_option("traces", a.files, "OLD NEW trace files")->expected(2)->required();
     c.compare->add_option("--event", a.event, "vmexit (default), mmio, ioport or msr");
     c.live = c.profile->add_subcommand("live", "a refreshing view: counts, rates and latency per reason");
-    c.live->add_option("-p,--pid", a.pids, "process to watch (repeatable)");
-    c.live->add_flag("-a,--all", a.all, "every process");
+    auto* live_pid = c.live->add_option("-p,--pid", a.pids, "process to watch (repeatable)");
+    c.live->add_flag("-a,--all", a.all, "every process")->excludes(live_pid);
     c.live->add_option("-d,--delay", a.interval, "refresh interval (default 1s); counters reset each time");
     c.live->add_flag("-1,--once", a.once, "one interval, then exit (batch mode)");
     c.live->add_flag("--csv", a.csv, "one CSV line per event and interval");
@@ -53,14 +60,17 @@ profile::TraceFile load(const std::string& path) {
     try {
         return profile::read_trace(path);
     } catch (const std::exception& e) {
-        throw UsageError(path + ": " + e.what());
+        throw UsageError(e.what());  // the reader's message names the file already
     }
 }
+
+// KVM's largest vCPU id on x86 (KVM_MAX_VCPU_IDS - 1 with the default 4096).
+constexpr uint64_t kMaxVcpuId = 4095;
 
 profile::Options options(const ProfileArgs& a) {
     profile::Options o;
     o.mode = profile::parse_mode(a.event);
-    if (!a.vcpu.empty()) o.vcpu = static_cast<uint32_t>(parse_count("--vcpu", a.vcpu, 0, UINT32_MAX));
+    if (!a.vcpu.empty()) o.vcpu = static_cast<uint32_t>(parse_count("--vcpu", a.vcpu, 0, kMaxVcpuId));
     for (const char* k : {"ev_name", "sample", "time", "max_t", "min_t", "mean_t"})
         if (a.sort == k) o.sort = a.sort;
     if (o.sort != a.sort)
@@ -79,12 +89,17 @@ constexpr uint64_t kMaxBufferKb = 1u << 22;
 // A PID that cannot exist is a usage error; one that does not (yet) is the
 // recorder's "no process".
 void check_pids(const std::vector<int>& pids) {
-    for (int p : pids)
+    for (int p : pids) {
         if (p <= 0) throw UsageError(fmt::format("--pid needs a process ID greater than 0, not {}", p));
+        if (::kill(p, 0) < 0 && errno == ESRCH) throw UsageError(fmt::format("--pid {}: no such process", p));
+    }
 }
 
 int cmd_record(const ProfileArgs& a, const std::atomic<bool>& interrupt) {
-    if (a.pids.empty() && !a.all) throw UsageError("say which processes: -p PID (repeatable) or -a");
+    if (a.pids.empty() && !a.all && a.command.empty())
+        throw UsageError("say which processes: -p PID (repeatable), -a, or -- COMMAND ARGS");
+    if (!a.command.empty() && !a.duration.empty())
+        throw UsageError("--duration does not apply with a command: recording ends when the command exits");
     check_pids(a.pids);
     profile::RecordOptions o;
     o.pids = a.pids;
@@ -97,6 +112,7 @@ int cmd_record(const ProfileArgs& a, const std::atomic<bool>& interrupt) {
     o.isa = vmm::exit_isa(host.backend);
     o.backend = host.backend_module;
     o.cpu_model = host.cpu_model;
+    if (!a.command.empty()) return record_command(a.command, o, interrupt);
     profile::RecordResult r;
     try {
         r = profile::record(o, interrupt);

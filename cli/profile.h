@@ -16,6 +16,7 @@ struct ProfileArgs {
     bool once = false, csv = false;        // live: -1 / --csv as kvm_stat
     std::string interval, than;            // live: -d seconds, --than microseconds
     std::vector<std::string> files;  // compare OLD NEW
+    std::vector<std::string> command;  // record -- COMMAND ARGS
 };
 
 // Adds `profile` with record/report/compare/live/cleanup; returns the subcommands.

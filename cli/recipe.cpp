@@ -45,8 +45,7 @@ int cmd_recipe_run(const std::string& device, const std::string& name, const Com
                                      s ? fmt::format(" (did you mean '{}'?)", *s) : ""));
     }
     // A recipe is a ready-made `compare`: its configurations run interleaved.
-    if (opts.a || opts.b || !opts.configs.empty() || !opts.common.tests.empty())
-        throw UsageError("a recipe brings its own tests and configurations; use 'compare' for others");
+    // (The options that would override them do not exist on `recipe run`.)
     CompareArgs c = opts;
     c.common.tests = r->tests;
     for (const auto& cfg : r->configs) c.preset.emplace_back(cfg.label, cfg.args);

@@ -1,4 +1,5 @@
 #include "cli/run.h"
+#include "cli/progress.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -252,6 +253,9 @@ void add_run_options(CLI::App& run, RunArgs& ra) {
                    fmt::format("run every test in N fresh VMs, shuffled across tests; with N >= 2 the interval "
                                "describes run-to-run reproducibility (default {})", kDefaultSessions));
     run.add_option("--time-goal", ra.time_goal, "adaptive batch duration, e.g. 20ms (default)");
+    run.add_option("--warmup", ra.warmup, "N more discarded batches of the final size (default 0): warm-up is "
+                                          "already automatic, batches double until one takes --time-goal and "
+                                          "that one is discarded too");
     run.add_option("--cpu", ra.cpu, "pin vCPU 0's thread to this host CPU");
     run.add_option("--smp", ra.smp, "vCPUs per VM (default 1; tests that need more get their minimum)");
     run.add_option("--pin", ra.pin, "host CPU per vCPU, e.g. 0,1 or 2-5, or 'auto'");
@@ -290,6 +294,7 @@ void parse_numbers(const RunArgs& a, suite::RunSettings& s) {
                                    1, max_n);
     s.repeats = a.repeats.empty() ? kDefaultRepeats
                                   : static_cast<uint32_t>(parse_count("--repeats", a.repeats, 1, kMaxRepeats));
+    if (!a.warmup.empty()) s.warmup = static_cast<uint32_t>(parse_count("--warmup", a.warmup, 0, 1000));
     s.sessions = a.sessions.empty() ? kDefaultSessions
                                     : static_cast<uint32_t>(parse_count("--sessions", a.sessions, 1, 1000));
     s.order_seed = a.seed.empty() ? std::random_device{}() : parse_count("--seed", a.seed, 0, UINT64_MAX);
@@ -374,13 +379,10 @@ suite::RunReport execute(const kvm::System& sys, const RunPlan& plan, const std:
     suite::Runner runner(sys, vmm::GuestImage::embedded(), ctx, s, rep.host.tsc_mhz, plan.cpuid_edits);
     std::unique_ptr<ProfileSession> prof;
     if (s.profile) prof = std::make_unique<ProfileSession>(rep.host, plan.profile_out);
-    size_t i = 0;
-    rep.results = runner.run_all(plan.tests, interrupt, [&](const suite::TestResult& r) {
-        ++i;
-        if (progress)
-            fmt::print(stderr, "[{}/{}] {} {} ({:.1f} s)\n", i, plan.tests.size(), r.name,
-                       suite::status_name(r.status), r.wall_seconds);
-    });
+    Progress shown(plan.tests.size(), s.sessions, progress);
+    rep.results = runner.run_all(
+        plan.tests, interrupt, [&](const suite::TestResult& r) { shown.done(r); },
+        [&](const suite::TestSpec& t) { shown.starting(t.name); });
     if (prof) prof->attribute(rep.results);
     rep.interrupted = interrupt.load();
     return rep;

@@ -17,6 +17,7 @@ struct RunArgs {
     std::string iterations, repeats, time_goal, watchdog, json, format = "table", smp, pin, apic = "auto";
     std::string cpu, guest_efer, cpuid;
     std::string sessions, seed;   // --sessions N; --seed of the per-session test order (run only)
+    std::string warmup;           // --warmup N, as hyperfine's
     std::vector<std::string> guest_msrs;
     bool no_baseline = false;
     bool allow_invd = false;

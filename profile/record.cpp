@@ -306,11 +306,12 @@ RecordResult Recorder::finish() {
     return im.result;
 }
 
-RecordResult record(const RecordOptions& opt, const std::atomic<bool>& stop) {
+RecordResult record(const RecordOptions& opt, const std::atomic<bool>& stop, const RecordHooks& hooks) {
     Recorder r(opt);
     r.start();
+    if (hooks.on_start) hooks.on_start();
     auto t0 = std::chrono::steady_clock::now();
-    while (!stop.load()) {
+    while (!stop.load() && !(hooks.done && hooks.done())) {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
         r.poll();
         double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

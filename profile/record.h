@@ -69,7 +69,14 @@ private:
     std::unique_ptr<Impl> impl_;  // frees what a throwing constructor acquired
 };
 
-// start(); poll() until duration or stop; finish().
-RecordResult record(const RecordOptions& opt, const std::atomic<bool>& stop);
+// Optional steps of record(): on_start runs once tracing is on (to start a
+// command only then); done is polled, and true ends the recording.
+struct RecordHooks {
+    std::function<void()> on_start;
+    std::function<bool()> done;
+};
+
+// start(); poll() until duration, stop or hooks.done; finish().
+RecordResult record(const RecordOptions& opt, const std::atomic<bool>& stop, const RecordHooks& hooks = {});
 
 } // namespace eb::profile

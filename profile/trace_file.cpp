@@ -277,6 +277,8 @@ TraceWriter::TraceWriter(const std::string& path, const TraceHeader& header) : p
     std::vector<char> name(pat.begin(), pat.end());
     name.push_back('\0');
     fd_ = ::mkstemp(name.data());
+    if (fd_ < 0 && errno == ENOENT)
+        throw std::runtime_error("cannot write " + path + ": directory " + dir.string() + " does not exist");
     if (fd_ < 0) fail("create a temporary file", errno);
     temp_ = name.data();
     try {

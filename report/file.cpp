@@ -31,6 +31,12 @@ int make_temp(const std::string& path, std::vector<char>& name) {
     name.assign(pat.begin(), pat.end());
     name.push_back('\0');
     int fd = ::mkstemp(name.data());
+    if (fd < 0 && errno == ENOENT) {
+        // The temporary file goes next to `path`: a missing directory is what is wrong.
+        std::filesystem::path dir = std::filesystem::path(path).parent_path();
+        throw std::runtime_error("cannot write " + path + ": directory " + (dir.empty() ? "." : dir.string()) +
+                                 " does not exist");
+    }
     if (fd < 0) fail(path, "create a temporary file", errno);
     return fd;
 }
@@ -38,7 +44,7 @@ int make_temp(const std::string& path, std::vector<char>& name) {
 } // namespace
 
 void check_writable(const std::string& path) {
-    if (std::filesystem::is_directory(path)) fail(path, "it is a directory", EISDIR);
+    if (std::filesystem::is_directory(path)) throw std::runtime_error("cannot write " + path + ": it is a directory");
     std::vector<char> name;
     int fd = make_temp(path, name);
     ::close(fd);

@@ -217,6 +217,7 @@ suite::RunSettings settings_from(const json& s, int version) {
     suite::RunSettings r;
     if (!member(s, "iterations", "settings").is_null()) r.iterations = field<uint64_t>(s, "iterations", "settings");
     r.repeats = field<uint32_t>(s, "repeats", "settings");
+    if (s.contains("warmup")) r.warmup = field<uint32_t>(s, "warmup", "settings");  // absent before --warmup
     if (version >= 2) r.sessions = field<uint32_t>(s, "sessions", "settings");
     r.time_goal_s = field<double>(s, "time_goal_s", "settings");
     if (!member(s, "cpu", "settings").is_null()) r.cpu = field<int>(s, "cpu", "settings");
@@ -313,6 +314,7 @@ json to_json(const suite::RunReport& r) {
             {"settings",
              {{"iterations", s.iterations ? json(*s.iterations) : json(nullptr)},
               {"repeats", s.repeats},
+              {"warmup", s.warmup},
               {"sessions", s.sessions},
               {"order_seed", s.order_seed},
               {"time_goal_s", s.time_goal_s},

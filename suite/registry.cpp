@@ -234,6 +234,8 @@ std::vector<TestSpec> harness_selftests() {
          .body = "selftest_unexpected_exit", .expect = no_exit(), .internal = true},
         {.name = "selftest_fail", .summary = "its setup reports a failed check",
          .body = "selftest_fail", .expect = no_exit(), .internal = true},
+        {.name = "selftest_ap_fail", .summary = "its setup fails on the APs only: the AP must be named",
+         .body = "selftest_ap_fail", .expect = no_exit(), .min_vcpus = 2, .parallel = true, .internal = true},
     };
 }
 

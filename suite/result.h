@@ -39,6 +39,7 @@ struct ExitCheck {
 struct RunSettings {
     std::optional<uint64_t> iterations;  // fixed batch size; adaptive when unset
     uint32_t repeats = 10;               // measured batches per session
+    uint32_t warmup = 0;                 // --warmup: more discarded batches after the adaptive warm-up
     uint32_t sessions = 1;               // fresh-VM executions of every test (--sessions)
     uint64_t order_seed = 0;             // shuffles the test order of each session when sessions > 1
     double time_goal_s = 0.02;           // adaptive: grow the batch until it takes this long

@@ -98,7 +98,7 @@ void set_status(TestResult& r, const TestSpec& t, const Session& s, vmm::Machine
         break;
     default:
         r.status = Status::Failed;
-        r.detail = s.failure();
+        r.detail = fmt::format("vCPU {}: {}", s.failed_vcpu(), s.failure());
         break;
     }
 }
@@ -280,7 +280,8 @@ std::vector<int> Runner::pins(uint32_t vcpus) const {
 
 std::vector<TestResult> Runner::run_all(const std::vector<const TestSpec*>& tests,
                                         const std::atomic<bool>& interrupt,
-                                        const std::function<void(const TestResult&)>& done) const {
+                                        const std::function<void(const TestResult&)>& done,
+                                        const std::function<void(const TestSpec&)>& starting) const {
     // Session after session, each test in a fresh VM. With several sessions
     // the order is shuffled, so a slow drift of the host does not line up
     // with the registry order.
@@ -295,6 +296,7 @@ std::vector<TestResult> Runner::run_all(const std::vector<const TestSpec*>& test
             if ((stop = interrupt.load())) break;
             // A skip comes from a requirement: it would only repeat.
             if (!per_test[i].empty() && per_test[i][0].status == Status::Skipped) continue;
+            if (starting) starting(*tests[i]);
             per_test[i].push_back(run(*tests[i], interrupt));
             if (done) done(per_test[i].back());
             if ((stop = per_test[i].back().status == Status::Interrupted)) break;

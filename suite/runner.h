@@ -32,10 +32,12 @@ public:
 
     // Runs `tests` settings.sessions times, each session in a fresh order when
     // there are several; stops early on interrupt. `done` sees each session's
-    // result; the returned results merge the sessions, in `tests` order.
+    // result, `starting` each test before it runs; the returned results merge
+    // the sessions, in `tests` order.
     std::vector<TestResult> run_all(const std::vector<const TestSpec*>& tests,
                                     const std::atomic<bool>& interrupt,
-                                    const std::function<void(const TestResult&)>& done) const;
+                                    const std::function<void(const TestResult&)>& done,
+                                    const std::function<void(const TestSpec&)>& starting = {}) const;
 
 private:
     // One test in a fresh VM; throws what setting it up throws.

@@ -107,6 +107,8 @@ vmm::Action Session::on_batch_done(const abi::Mailbox& mb) {
             return stop(End::Diverged, fmt::format("a batch of {} iterations still took only {:.0f} "
                                                    "cycles; the body does not seem to run", n_, cycles));
         n_ = std::min(n_ * 2, max_n_);
+    } else if (extra_warmup_ < settings_.warmup) {
+        ++extra_warmup_;  // --warmup: batches of the final size, discarded as well
     } else {
         measuring_ = true;
     }

@@ -67,6 +67,7 @@ private:
     uint64_t max_n_;
     std::atomic<int64_t> last_progress_;
     bool measuring_ = false;
+    uint32_t extra_warmup_ = 0;  // --warmup batches discarded so far
     uint64_t n_ = 0;
     uint64_t all_iterations_ = 0;
 

@@ -112,3 +112,18 @@ TEST(BadInput, HostLackingACapability) {
     o.env = {"EXITBENCH_MASK_CAPS=IMMEDIATE_EXIT"};
     expect_one_line_error(run_cli({"run", "cpuid"}, o), 3, "needs KVM_CAP_IMMEDIATE_EXIT, host lacks it");
 }
+
+// Messages say what is wrong once, in words: no repeated file name, no errno
+// text that repeats the message, the missing directory named.
+TEST(BadInput, FileErrorsNameTheProblemOnce) {
+    auto r = run_cli({"run", "cpuid", "--json", "/"});
+    expect_one_line_error(r, 2, "cannot write /: it is a directory");
+    EXPECT_EQ(r.err.find("Is a directory"), std::string::npos) << r.err;
+    expect_one_line_error(run_cli({"run", "cpuid", "--json", "/nonexistent-dir/r.json"}), 2,
+                          "directory /nonexistent-dir does not exist");
+    r = run_cli({"profile", "report", "-i", "/nonexistent-dir/missing.trace"});
+    expect_one_line_error(r, 2, "cannot open");
+    EXPECT_EQ(r.err.find("missing.trace"), r.err.rfind("missing.trace")) << r.err;
+    expect_one_line_error(run_cli({"compare", "/nonexistent-dir/a.json", "/nonexistent-dir/b.json"}), 2,
+                          "no such file");
+}

@@ -59,6 +59,20 @@ TEST_F(Profile, LiveBatchModeShowsTheRunningGuest) {
     EXPECT_NE(r.out.find("0x1234:PIN"), std::string::npos) << r.out;
 }
 
+// perf kvm stat record -- COMMAND: the command's own VM is recorded, from its
+// first exit to its last, and the recording ends when it exits.
+TEST_F(Profile, RecordsACommandUntilItExits) {
+    REQUIRE_KVM();
+    auto trace = temp_path("cmd.trace");
+    auto r = run_cli({"profile", "record", "-o", trace, "--", EB_BINARY, "run", "rd_tsc_adjust_msr", "-n", "100",
+                      "-r", "2", "--sessions", "1", "--no-baseline", "--no-save"});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find("exit status 0"), std::string::npos) << r.out;
+    auto msr = run_cli({"profile", "report", "-i", trace, "--event", "msr", "--key", "sample", "--perf"});
+    ASSERT_EQ(msr.rc, 0) << msr.err;
+    EXPECT_EQ(count_of(msr.out, R"(0x3b:R)"), 300u) << msr.out;
+}
+
 TEST_F(Profile, BadInputsGiveOneLineErrors) {
     auto junk = temp_path("junk.trace");
     { std::ofstream(junk) << "EBTRACE but not really"; }
@@ -69,7 +83,11 @@ TEST_F(Profile, BadInputsGiveOneLineErrors) {
              {{"profile", "report", "-i", junk, "-k", "percent_sample"}, 2, "--sort"},
              {{"profile", "record"}, 2, "-p PID"},
              {{"profile", "record", "-p", std::to_string(getpid()), "--duration", "1s"}, 3, "no KVM VM open"},
-             {{"profile", "record", "-p", "999999999", "--duration", "1s"}, 3, "no process"},
+             {{"profile", "record", "-p", "999999999", "--duration", "1s"}, 2, "no such process"},
+             {{"profile", "record", "-p", "1", "-a", "--duration", "1s"}, 2, "excludes"},
+             {{"profile", "record", "-o", junk, "--", "no-such-command-xyz"}, 2, "command not found"},
+             {{"profile", "record", "--duration", "1s", "--", "true"}, 2, "--duration"},
+             {{"profile", "report", "-i", junk, "--vcpu", "x"}, 2, "from 0 to 4095"},
              {{"profile", "compare", junk}, 2, "traces"},
              {{"profile", "live"}, 2, "-p PID"},
              {{"profile", "live", "-a", "-d", "soon"}, 2, "--delay"}}) {

@@ -235,6 +235,16 @@ TEST(Suite, UnexpectedExitAndFailedCheckAreFailures) {
     EXPECT_NE(f.detail.find("failed on purpose"), std::string::npos) << f.detail;
 }
 
+// An AP that fails must be reported as that AP's failure, not as vCPU 0 hanging
+// while it waits for the AP.
+TEST(Suite, AnApFailureIsReportedNotAHang) {
+    REQUIRE_KVM();
+    auto rep = run_json({"selftest_ap_fail"});
+    const auto& f = find(rep, "selftest_ap_fail");
+    EXPECT_EQ(f.status, suite::Status::Failed) << f.detail;
+    EXPECT_NE(f.detail.find("vCPU 1: AP check failed on purpose"), std::string::npos) << f.detail;
+}
+
 TEST(Suite, AdaptiveBatchesReachTheTimeGoal) {
     REQUIRE_KVM();
     auto r = run_cli({"run", "cpuid", "--time-goal", "5ms", "-r", "2", "--format", "json"});

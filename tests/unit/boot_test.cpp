@@ -43,3 +43,14 @@ TEST(Boot, EferKnobs) {
     EXPECT_EQ(vmm::long_mode_sregs({}, 0, {.efer_nx = false, .efer_sce = false}).efer, 0x500u);
     EXPECT_EQ(vmm::long_mode_sregs({}, 0, {.efer_nx = true, .efer_sce = true}).efer, 0xd01u);
 }
+
+// The per-exit copy reads n samples from the guest: the whole range must be RAM,
+// and a length that wraps around must not pass the check.
+TEST(GuestMemory, RangeChecksCoverTheWholeRange) {
+    vmm::GuestMemory mem(eb::abi::kRamBytes);
+    EXPECT_NO_THROW(mem.ptr(eb::abi::kSampleBuf, eb::abi::kSampleMax * 8));
+    EXPECT_THROW(mem.ptr(eb::abi::kSampleBuf, eb::abi::kSampleMax * 8 + 1), std::out_of_range);
+    EXPECT_THROW(mem.ptr(eb::abi::kRamBytes - 8, 16), std::out_of_range);
+    EXPECT_THROW(mem.ptr(8, ~uint64_t{0}), std::out_of_range);
+    EXPECT_THROW(mem.ptr(eb::abi::kRamBytes + 1, 0), std::out_of_range);
+}

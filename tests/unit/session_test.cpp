@@ -83,6 +83,24 @@ TEST(Session, DoublesTheBatchFrom64UntilItTakesTheTimeGoal) {
     EXPECT_EQ(s.iterations(), 16384u);
 }
 
+// --warmup N: N more batches of the final size are discarded after the one
+// that reached the time goal; the measured ones follow.
+TEST(Session, WarmupDiscardsMoreBatchesOfTheFinalSize) {
+    FakeExecutor x;
+    auto set = adaptive(1, 2);
+    set.iterations = 500;
+    set.warmup = 2;
+    Session s(x, set, kTscMhz);
+    ucall(s, eb::abi::kReady);
+    for (uint64_t c : {9, 9, 9}) {  // the usual discarded batch, then the two --warmup ones
+        ASSERT_EQ(batch(s, x, c), vmm::Action::Resume);
+        EXPECT_TRUE(s.samples().empty());
+    }
+    batch(s, x, 5);
+    EXPECT_EQ(batch(s, x, 7), vmm::Action::Stop);
+    EXPECT_EQ(s.samples(), (std::vector<double>{5, 7}));
+}
+
 TEST(Session, FixedIterationsSkipTheSizingButNotTheWarmUp) {
     FakeExecutor x;
     auto set = adaptive(1, 2);

@@ -1,0 +1,120 @@
+#include "cli/help.h"
+
+#include <CLI/CLI.hpp>
+#include <map>
+
+namespace eb::cli {
+
+namespace {
+
+// One table for every option's placeholder, keyed by its longest name, so a
+// new option on any command gets the same word as its namesakes.
+const std::map<std::string, std::string, std::less<>>& placeholders() {
+    static const std::map<std::string, std::string, std::less<>> m = {
+        {"a", "OPTIONS"}, {"b", "OPTIONS"}, {"against", "last"}, {"alpha", "P"}, {"apic", "MODE"},
+        {"buffer-kb", "KiB"}, {"config", "LABEL=OPTIONS"}, {"cpu", "CPU"}, {"cpuid", "EDITS"},
+        {"db", "FILE"}, {"delay", "DURATION"}, {"device", "PATH"}, {"duration", "DURATION"},
+        {"event", "EVENT"}, {"fail-if-slower", "PCT"}, {"format", "FORMAT"}, {"guest-efer", "BITS"},
+        {"guest-msr", "MSR=VALUE"}, {"host", "HOST"}, {"id", "ID"}, {"input", "FILE"},
+        {"iterations", "N"}, {"json", "FILE"}, {"key", "KEY"}, {"label", "LABEL"}, {"name", "RECIPE"},
+        {"note", "NOTE"}, {"output", "FILE"}, {"pid", "PID"}, {"pin", "CPU-LIST"}, {"precision", "PCT"},
+        {"profile-out", "FILE"}, {"repeats", "N"}, {"rounds", "N"}, {"seed", "N"}, {"sessions", "N"},
+        {"since", "DATE"}, {"smp", "N"}, {"sort", "KEY"}, {"test", "TEST"}, {"tests", "TEST"},
+        {"than", "MICROSECONDS"}, {"time-budget", "DURATION"}, {"time-goal", "DURATION"},
+        {"traces", "FILE"}, {"vcpu", "N"}, {"vs", "FILE"}, {"warmup", "N"}, {"watchdog", "DURATION"},
+        {"files", "FILE"}, {"refs", "REF"},
+    };
+    return m;
+}
+
+// Examples per command path; every one must parse (tests/unit/help_test.cpp).
+const std::map<std::string, std::vector<std::string>, std::less<>>& examples() {
+    static const std::map<std::string, std::vector<std::string>, std::less<>> m = {
+        {"", {"exitbench run", "exitbench run cpuid inl_from_qemu --sessions 5",
+              "exitbench compare before.json --vs after.json", "exitbench profile record -a --duration 10s"}},
+        {"list", {"exitbench list", "exitbench list --all"}},
+        {"env", {"exitbench env", "exitbench --device /dev/kvm env"}},
+        {"run", {"exitbench run", "exitbench run cpuid vmcall --sessions 5 -r 4 --json r.json",
+                 "exitbench run tscdeadline_immed --guest-msr spec_ctrl=0x401 --label bhi-on",
+                 "exitbench run inl_from_qemu --per-exit --format kut"}},
+        {"compare", {"exitbench compare a1.json a2.json a3.json --vs b1.json b2.json b3.json",
+                     "exitbench compare label:before label:after --fail-if-slower 2",
+                     "exitbench compare cpuid --a '--guest-efer nx=off' --b '--guest-efer nx=on' --rounds 10",
+                     "exitbench compare --against last"}},
+        {"recipe", {"exitbench recipe list", "exitbench recipe run bhi-spec-ctrl"}},
+        {"recipe list", {"exitbench recipe list", "exitbench recipe list | grep -i ipi"}},
+        {"recipe run", {"exitbench recipe run efer-switch", "exitbench recipe run efer-switch --rounds 12",
+                        "exitbench recipe run efer-switch --time-budget 60s --precision 1"}},
+        {"history", {"exitbench history list", "exitbench history show 12", "exitbench history trend cpuid"}},
+        {"history list", {"exitbench history list", "exitbench history list --label before-v2",
+                          "exitbench history list --test cpuid --since 2026-11-01"}},
+        {"history show", {"exitbench history show 12", "exitbench history show 12 --db lab.db"}},
+        {"history export", {"exitbench history export 12 --json > run12.json",
+                            "exitbench history export 12 --json --db lab.db | jq .results"}},
+        {"history rm", {"exitbench history rm 12", "exitbench history rm 12 --yes"}},
+        {"history trend", {"exitbench history trend cpuid", "exitbench history trend cpuid --host lab1"}},
+        {"profile", {"exitbench profile record -a --duration 10s -o perf.trace", "exitbench profile report -i perf.trace",
+                     "exitbench profile live -a"}},
+        {"profile record", {"exitbench profile record -a --duration 10s -o perf.trace",
+                            "exitbench profile record -p 4242 --duration 30s -o vm.trace",
+                            "exitbench profile record -o boot.trace -- qemu-system-x86_64 -accel kvm -kernel x86/vmexit.flat"}},
+        {"profile report", {"exitbench profile report -i perf.trace",
+                            "exitbench profile report -i perf.trace --event ioport --key time",
+                            "exitbench profile report -i perf.trace --vcpu 0 --json p.json"}},
+        {"profile compare", {"exitbench profile compare before.trace after.trace",
+                             "exitbench profile compare before.trace after.trace --event msr"}},
+        {"profile live", {"exitbench profile live -a --once", "exitbench profile live -a --than 50"}},
+        {"profile cleanup", {"exitbench profile cleanup", "sudo exitbench profile cleanup"}},
+    };
+    return m;
+}
+
+std::string path_of(const CLI::App& app) {
+    std::string path;
+    for (const CLI::App* a = &app; a->get_parent(); a = a->get_parent())
+        path = path.empty() ? a->get_name() : a->get_name() + " " + path;
+    return path;
+}
+
+std::string longest_name(const CLI::Option& o) {
+    if (!o.get_lnames().empty()) return o.get_lnames().back();
+    if (o.get_positional()) return o.get_name(true);
+    return o.get_snames().empty() ? "" : o.get_snames().front();
+}
+
+void finish(CLI::App& app) {
+    for (CLI::Option* o : app.get_options()) {
+        if (o->get_type_size_max() == 0) continue;  // a flag: no value
+        for (const auto& n : o->get_lnames()) {
+            if (auto p = placeholder(n); !p.empty()) {
+                o->type_name(p);
+                break;
+            }
+        }
+        if (o->get_lnames().empty()) o->type_name(placeholder(longest_name(*o)));
+    }
+    if (const auto& ex = help_examples(path_of(app)); !ex.empty()) {
+        std::string text = "\nExamples:\n";
+        for (const auto& e : ex) text += "  " + e + "\n";
+        app.footer(text);
+    }
+    for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) finish(*sub);
+}
+
+} // namespace
+
+std::string placeholder(const std::string& option_name) {
+    if (option_name.rfind("export-", 0) == 0) return "FILE";
+    auto it = placeholders().find(option_name);
+    return it == placeholders().end() ? "" : it->second;
+}
+
+const std::vector<std::string>& help_examples(const std::string& path) {
+    static const std::vector<std::string> none;
+    auto it = examples().find(path);
+    return it == examples().end() ? none : it->second;
+}
+
+void finish_help(CLI::App& root) { finish(root); }
+
+} // namespace eb::cli

@@ -1,0 +1,116 @@
+#include "cli/profile_exec.h"
+
+#include <cerrno>
+#include <csignal>
+#include <signal.h>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/errors.h"
+
+namespace eb::cli {
+
+namespace {
+
+// Found the way execvp will look, so a typo is a usage error before any
+// tracing starts and no empty trace is left behind.
+bool findable(const std::string& program) {
+    if (program.find('/') != std::string::npos) return ::access(program.c_str(), X_OK) == 0;
+    const char* path = std::getenv("PATH");
+    std::istringstream dirs(path ? path : "/usr/bin:/bin");
+    for (std::string dir; std::getline(dirs, dir, ':');)
+        if (::access(((dir.empty() ? "." : dir) + "/" + program).c_str(), X_OK) == 0) return true;
+    return false;
+}
+
+struct Child {
+    pid_t pid = -1;
+    int go = -1;       // a byte lets the child exec; EOF makes it exit
+    int exec_err = -1; // the child's errno if exec failed; EOF once it succeeded
+};
+
+// Forks a child that waits for `go`, then execs the command with the default
+// signal dispositions (exitbench ignores SIGPIPE; the command must not inherit that).
+Child spawn_held(const std::vector<std::string>& command) {
+    std::vector<char*> argv;
+    for (const auto& w : command) argv.push_back(const_cast<char*>(w.c_str()));
+    argv.push_back(nullptr);
+    int go[2], err[2];
+    if (::pipe2(go, O_CLOEXEC) < 0 || ::pipe2(err, O_CLOEXEC) < 0)
+        throw HostError(fmt::format("cannot create a pipe: {}", std::strerror(errno)));
+    pid_t pid = ::fork();
+    if (pid < 0) throw HostError(fmt::format("cannot start '{}': {}", command[0], std::strerror(errno)));
+    if (pid == 0) {
+        ::close(go[1]);
+        ::close(err[0]);
+        char c = 0;
+        ssize_t n;
+        while ((n = ::read(go[0], &c, 1)) < 0 && errno == EINTR) {}
+        if (n != 1) ::_exit(126);  // EOF: recording never started, so do not run the command
+        for (int sig : {SIGPIPE, SIGXFSZ, SIGINT, SIGTERM, SIGHUP}) ::signal(sig, SIG_DFL);
+        sigset_t none;
+        sigemptyset(&none);
+        ::sigprocmask(SIG_SETMASK, &none, nullptr);
+        ::execvp(argv[0], argv.data());
+        int e = errno;
+        (void)!::write(err[1], &e, sizeof e);
+        ::_exit(127);
+    }
+    ::close(go[0]);
+    ::close(err[1]);
+    return {pid, go[1], err[0]};
+}
+
+std::string describe(int status) {
+    if (WIFEXITED(status)) return fmt::format("exit status {}", WEXITSTATUS(status));
+    if (WIFSIGNALED(status)) return fmt::format("killed by signal {}", WTERMSIG(status));
+    return "status unknown";
+}
+
+} // namespace
+
+int record_command(const std::vector<std::string>& command, profile::RecordOptions o,
+                   const std::atomic<bool>& interrupt) {
+    if (!findable(command[0])) throw UsageError(fmt::format("cannot run '{}': command not found", command[0]));
+    Child child = spawn_held(command);
+    if (!o.all) o.pids = {child.pid};  // with -a: every process, until the command exits
+    o.require_kvm = false;               // it opens its VM only after exec
+    int status = 0, exec_errno = 0;
+    bool exited = false;
+    auto reap = [&](int flags) {
+        if (!exited && ::waitpid(child.pid, &status, flags) == child.pid) exited = true;
+        return exited;
+    };
+    profile::RecordHooks hooks;
+    hooks.on_start = [&] {
+        (void)!::write(child.go, "g", 1);
+        ::close(child.go);
+        child.go = -1;
+        if (::read(child.exec_err, &exec_errno, sizeof exec_errno) != sizeof exec_errno) exec_errno = 0;
+    };
+    hooks.done = [&] { return exec_errno != 0 || reap(WNOHANG); };
+    profile::RecordResult r;
+    try {
+        r = profile::record(o, interrupt, hooks);
+    } catch (const std::exception& e) {
+        if (child.go >= 0) ::close(child.go);  // never started: it exits at EOF
+        else ::kill(child.pid, SIGTERM);
+        reap(0);
+        throw HostError(e.what());
+    }
+    ::close(child.exec_err);
+    if (!exited) ::kill(child.pid, SIGTERM);  // we were stopped: so is the command
+    reap(0);
+    if (exec_errno) throw HostError(fmt::format("cannot run '{}': {}", command[0], std::strerror(exec_errno)));
+    fmt::print("recorded {} events into {} while '{}' ran ({}); lost {}\n", r.events, o.out, command[0],
+               describe(status), r.lost);
+    if (!r.missing.empty()) fmt::print("tracepoints this kernel lacks: {}\n", fmt::join(r.missing, ", "));
+    return 0;
+}
+
+} // namespace eb::cli

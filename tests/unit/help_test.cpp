@@ -1,0 +1,83 @@
+// --help of every command: typed placeholders and examples that really parse.
+#include <CLI/CLI.hpp>
+#include <gtest/gtest.h>
+#include <sstream>
+
+#include "cli/app.h"
+#include "cli/help.h"
+#include "cli/progress.h"
+
+using namespace eb;
+
+namespace {
+
+std::string path_of(const CLI::App& app) {
+    std::string path;
+    for (const CLI::App* a = &app; a->get_parent(); a = a->get_parent())
+        path = path.empty() ? a->get_name() : a->get_name() + " " + path;
+    return path;
+}
+
+// An example's words after "exitbench", up to a shell pipe or redirection.
+std::vector<std::string> words_of(const std::string& example) {
+    std::istringstream in(example);
+    std::vector<std::string> words;
+    std::string w, quoted;
+    while (in >> w) {
+        if (w == "|" || w == ">") break;
+        if (!quoted.empty() || w.front() == '\'') {  // 'a b' is one word, as a shell reads it
+            quoted += (quoted.empty() ? "" : " ") + w;
+            if (w.back() != '\'' || quoted.size() == 1) continue;
+            w = quoted.substr(1, quoted.size() - 2);
+            quoted.clear();
+        }
+        words.push_back(w);
+    }
+    if (!words.empty() && words.front() == "sudo") words.erase(words.begin());
+    if (!words.empty() && words.front() == "exitbench") words.erase(words.begin());
+    return words;
+}
+
+} // namespace
+
+TEST(Help, EveryValueHasATypedPlaceholder) {
+    cli::visit_commands([](const CLI::App& app) {
+        for (const CLI::Option* o : app.get_options()) {
+            if (o->get_type_size_max() == 0) continue;
+            EXPECT_NE(o->get_type_name(), "TEXT") << path_of(app) << " " << o->get_name();
+            EXPECT_FALSE(o->get_type_name().empty()) << path_of(app) << " " << o->get_name();
+        }
+    });
+}
+
+TEST(Help, EveryCommandShowsTwoToFourExamplesThatParse) {
+    int commands = 0;
+    cli::visit_commands([&](const CLI::App& app) {
+        ++commands;
+        const auto& ex = cli::help_examples(path_of(app));
+        EXPECT_GE(ex.size(), 2u) << "'" << path_of(app) << "'";
+        EXPECT_LE(ex.size(), 4u) << "'" << path_of(app) << "'";
+        EXPECT_NE(app.get_footer().find("Examples:"), std::string::npos) << path_of(app);
+        for (const auto& e : ex) {
+            auto words = words_of(e);
+            EXPECT_EQ(cli::parse_only(words), 0) << e;
+        }
+    });
+    EXPECT_GE(commands, 15);
+}
+
+// perf-style spelling and root options after the command.
+TEST(Help, OptionsUsersAlreadyKnowParse) {
+    EXPECT_EQ(cli::parse_only({"list", "--device", "/dev/kvm"}), 0);
+    EXPECT_EQ(cli::parse_only({"profile", "report", "-i", "x.trace", "--key", "time"}), 0);
+    EXPECT_NE(cli::parse_only({"run", "--no-such-option"}), 0);
+    EXPECT_NE(cli::parse_only({"recipe", "run", "efer-switch", "--a", "--smp 2"}), 0);  // not a recipe option
+}
+
+TEST(Progress, EtaFollowsThePaceSoFar) {
+    EXPECT_EQ(cli::Progress::eta(10, 0, 4), "");  // no pace yet
+    EXPECT_EQ(cli::Progress::eta(10, 1, 4), "30 s");
+    EXPECT_EQ(cli::Progress::eta(60, 1, 4), "3 min 00 s");
+    EXPECT_EQ(cli::Progress::eta(10, 4, 4), "");
+    EXPECT_EQ(cli::Progress::duration_text(125.4), "2 min 05 s");
+}
