@@ -18,10 +18,12 @@
 #include "cli/errors.h"
 #include "cli/help.h"
 #include "cli/compare.h"
+#include "cli/completion.h"
 #include "cli/history.h"
 #include "cli/profile.h"
 #include "cli/recipe.h"
 #include "cli/run.h"
+#include "cli/suggest.h"
 #include "env/host_env.h"
 #include "profile/record.h"
 #include "vmm/boot.h"
@@ -33,6 +35,9 @@
 
 #ifndef EB_VERSION
 #define EB_VERSION "dev"
+#endif
+#ifndef EB_GIT_DESCRIBE
+#define EB_GIT_DESCRIBE ""
 #endif
 
 namespace eb::cli {
@@ -161,7 +166,8 @@ struct Commands {
     CLI::App app{"exitbench: what does one VM exit cost? A KVM VM-exit laboratory."};
     std::string device = "/dev/kvm";
     bool list_all = false;
-    CLI::App *list, *env, *recipe, *recipe_run, *compare, *run;
+    CLI::App *list, *env, *recipe, *recipe_run, *compare, *run, *completion;
+    std::string shell;
     HistoryArgs history_args;
     HistoryCommands history;
     std::string recipe_name;
@@ -171,7 +177,8 @@ struct Commands {
     RunArgs run_args;
 
     Commands() {
-        app.set_version_flag("--version", EB_VERSION);
+        app.set_version_flag("--version", std::string("exitbench ") + EB_VERSION +
+                                              (*EB_GIT_DESCRIBE ? std::string(" (git ") + EB_GIT_DESCRIBE + ")" : ""));
         app.require_subcommand(0, 1);
         app.allow_extras();  // so an unknown command gets our message, not CLI11's
         app.add_option("--device", device, "KVM device node")->capture_default_str();
@@ -207,6 +214,9 @@ struct Commands {
 
         history = add_history_commands(app, history_args);
 
+        completion = app.add_subcommand("completion", "print a bash or zsh completion script");
+        completion->add_option("shell", shell, "bash or zsh")->required();
+
         run = app.add_subcommand("run", "run tests (all of the default suite when none are named)");
         add_run_options(*run, run_args);
         run->add_option("--seed", run_args.seed, "seed of the shuffled test order with --sessions (default: random, saved)");
@@ -218,6 +228,30 @@ struct Commands {
     }
 };
 
+// " (did you mean '--repeats'?)" for the first word of argv that looks like a
+// misspelled option of the command typed (or of a command, at the top).
+std::string typo_hint(const CLI::App& root, int argc, char** argv) {
+    const CLI::App* cmd = &root;
+    while (!cmd->get_subcommands().empty()) cmd = cmd->get_subcommands().front();
+    std::vector<std::string> known;
+    for (const CLI::App* a = cmd; a; a = a->get_parent())
+        for (const CLI::Option* o : a->get_options())
+            for (const auto& l : o->get_lnames()) known.push_back("--" + l);
+    if (cmd == &root)
+        for (const CLI::App* sub : root.get_subcommands([](const CLI::App*) { return true; }))
+            known.push_back(sub->get_name());
+    for (int i = 1; i < argc; ++i) {
+        std::string w = argv[i];
+        if (w == "--") break;
+        w = w.substr(0, w.find('='));
+        if (w.empty()) continue;
+        bool word = cmd == &root && w.front() != '-';
+        if ((!w.starts_with("--") && !word) || std::find(known.begin(), known.end(), w) != known.end()) continue;
+        if (auto s = suggest(w, known)) return fmt::format(" (did you mean '{}'?)", *s);
+    }
+    return "";
+}
+
 // A usage error's exit status, or nullopt when a command is ready to run.
 std::optional<int> parse(Commands& c, int argc, char** argv) {
     c.run_args.argv.assign(argv, argv + argc);
@@ -225,17 +259,18 @@ std::optional<int> parse(Commands& c, int argc, char** argv) {
         c.app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         if (e.get_exit_code() == 0) return c.app.exit(e);
-        fmt::print(stderr, "exitbench: error: {} (see --help)\n", e.what());
+        fmt::print(stderr, "exitbench: error: {}{} (see --help)\n", e.what(), typo_hint(c.app, argc, argv));
         return kUsage;
     }
     if (auto extra = c.app.remaining(); !extra.empty()) {
-        fmt::print(stderr, "exitbench: error: unknown command or option '{}' (see --help)\n", extra.front());
+        fmt::print(stderr, "exitbench: error: unknown command or option '{}'{} (see --help)\n", extra.front(),
+                   typo_hint(c.app, argc, argv));
         return kUsage;
     }
     if (!*c.list && !*c.run && !*c.env && !*c.recipe && !*c.compare && !*c.profile.profile &&
-        !*c.history.history) {
-        fmt::print(stderr, "exitbench: error: a command is required: list, run, compare, history, profile, env or "
-                           "recipe (see --help)\n");
+        !*c.history.history && !*c.completion) {
+        fmt::print(stderr, "exitbench: error: a command is required: list, run, compare, history, profile, env, "
+                           "recipe or completion (see --help)\n");
         return kUsage;
     }
     return std::nullopt;
@@ -257,7 +292,9 @@ void visit_commands(const std::function<void(const CLI::App&)>& f) {
     Commands c;
     std::function<void(const CLI::App&)> walk = [&](const CLI::App& a) {
         f(a);
-        for (const CLI::App* sub : a.get_subcommands()) walk(*sub);
+        // The definitions, not what a parse selected; option groups have no name.
+        for (const CLI::App* sub : a.get_subcommands([](const CLI::App* s) { return !s->get_name().empty(); }))
+            walk(*sub);
     };
     walk(c.app);
 }
@@ -268,6 +305,10 @@ int dispatch(Commands& c) {
     if (*c.list) return cmd_list(c.device, c.list_all);
     if (*c.env) return cmd_env(c.device);
     if (*c.history.history) return cmd_history(c.history, c.history_args);
+    if (*c.completion) {
+        write_stdout(completion_script(c.shell));
+        return kOk;
+    }
     if (*c.recipe && !*c.recipe_run) return cmd_recipe_list();
     install_stop_handlers();
     if (*c.recipe_run) return cmd_recipe_run(c.device, c.recipe_name, c.recipe_args, g_interrupted);

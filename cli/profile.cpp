@@ -71,10 +71,10 @@ profile::Options options(const ProfileArgs& a) {
     profile::Options o;
     o.mode = profile::parse_mode(a.event);
     if (!a.vcpu.empty()) o.vcpu = static_cast<uint32_t>(parse_count("--vcpu", a.vcpu, 0, kMaxVcpuId));
-    for (const char* k : {"ev_name", "sample", "time", "max_t", "min_t", "mean_t"})
+    for (std::string_view k : profile::kSortKeys)
         if (a.sort == k) o.sort = a.sort;
     if (o.sort != a.sort)
-        throw UsageError("--sort must be ev_name, sample, time, max_t, min_t or mean_t, not '" + a.sort + "'");
+        throw UsageError(fmt::format("--key must be one of {}, not '{}'", fmt::join(profile::kSortKeys, ", "), a.sort));
     return o;
 }
 

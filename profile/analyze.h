@@ -24,6 +24,9 @@ enum class Mode { VmExit, Mmio, Ioport, Msr };
 std::string_view mode_name(Mode m);
 Mode parse_mode(std::string_view s);  // throws std::invalid_argument
 
+// perf kvm stat's -k/--key values.
+inline constexpr std::array<std::string_view, 6> kSortKeys = {"ev_name", "sample", "time", "max_t", "min_t", "mean_t"};
+
 struct Options {
     Mode mode = Mode::VmExit;
     std::optional<uint32_t> vcpu;  // only events whose vcpu field matches

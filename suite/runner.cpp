@@ -151,7 +151,7 @@ uint32_t resolve_apic_mode(const std::string& choice, const HostContext& h) {
         return abi::kX2apic;
     }
     if (choice == "auto") return has_x2 ? abi::kX2apic : abi::kXapic;
-    throw std::invalid_argument("--apic must be auto, xapic or x2apic, not '" + choice + "'");
+    throw std::invalid_argument(fmt::format("--apic must be one of {}, not '{}'", fmt::join(kApicModes, ", "), choice));
 }
 
 Runner::Runner(const kvm::System& sys, const vmm::GuestImage& image, HostContext host,

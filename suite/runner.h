@@ -1,5 +1,6 @@
 // Runs registry tests, each in a fresh VM, under a watchdog.
 #pragma once
+#include <array>
 #include <atomic>
 #include <functional>
 #include <vector>
@@ -17,6 +18,8 @@ namespace eb::suite {
 
 // Probes what the tests' requirements ask about (one throwaway vCPU).
 HostContext probe_context(const kvm::System& sys);
+// --apic's values.
+inline constexpr std::array<std::string_view, 3> kApicModes = {"auto", "xapic", "x2apic"};
 // "auto" (x2APIC when KVM offers it, as KUT does), "xapic" or "x2apic";
 // throws std::invalid_argument for anything else or an x2APIC the host lacks.
 uint32_t resolve_apic_mode(const std::string& choice, const HostContext& h);

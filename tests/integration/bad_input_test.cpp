@@ -127,3 +127,11 @@ TEST(BadInput, FileErrorsNameTheProblemOnce) {
     expect_one_line_error(run_cli({"compare", "/nonexistent-dir/a.json", "/nonexistent-dir/b.json"}), 2,
                           "no such file");
 }
+
+// A misspelled option or command gets the nearest real one.
+TEST(BadInput, MisspelledOptionsAndCommandsGetADidYouMean) {
+    expect_one_line_error(run_cli({"run", "cpuid", "--repeat", "3"}), 2, "did you mean '--repeats'?");
+    expect_one_line_error(run_cli({"profile", "report", "--evnt", "msr"}), 2, "did you mean '--event'?");
+    expect_one_line_error(run_cli({"rn", "cpuid"}), 2, "did you mean 'run'?");
+    expect_one_line_error(run_cli({"completion", "fish"}), 2, "bash or zsh, not 'fish'");
+}

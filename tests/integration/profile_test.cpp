@@ -80,7 +80,7 @@ TEST_F(Profile, BadInputsGiveOneLineErrors) {
              {{"profile", "report", "-i", "/nonexistent.trace"}, 2, "/nonexistent.trace"},
              {{"profile", "report", "-i", junk}, 2, junk},
              {{"profile", "report", "-i", junk, "--event", "exits"}, 2, "exits"},
-             {{"profile", "report", "-i", junk, "-k", "percent_sample"}, 2, "--sort"},
+             {{"profile", "report", "-i", junk, "-k", "percent_sample"}, 2, "--key"},
              {{"profile", "record"}, 2, "-p PID"},
              {{"profile", "record", "-p", std::to_string(getpid()), "--duration", "1s"}, 3, "no KVM VM open"},
              {{"profile", "record", "-p", "999999999", "--duration", "1s"}, 2, "no such process"},

@@ -4,6 +4,8 @@
 #include <sstream>
 
 #include "cli/app.h"
+#include "cli/completion.h"
+#include "cli/errors.h"
 #include "cli/help.h"
 #include "cli/progress.h"
 
@@ -43,7 +45,7 @@ std::vector<std::string> words_of(const std::string& example) {
 TEST(Help, EveryValueHasATypedPlaceholder) {
     cli::visit_commands([](const CLI::App& app) {
         for (const CLI::Option* o : app.get_options()) {
-            if (o->get_type_size_max() == 0) continue;
+            if (o->get_expected_max() == 0) continue;
             EXPECT_NE(o->get_type_name(), "TEXT") << path_of(app) << " " << o->get_name();
             EXPECT_FALSE(o->get_type_name().empty()) << path_of(app) << " " << o->get_name();
         }
@@ -80,4 +82,25 @@ TEST(Progress, EtaFollowsThePaceSoFar) {
     EXPECT_EQ(cli::Progress::eta(60, 1, 4), "3 min 00 s");
     EXPECT_EQ(cli::Progress::eta(10, 4, 4), "");
     EXPECT_EQ(cli::Progress::duration_text(125.4), "2 min 05 s");
+}
+
+// The scripts come from the command tree: every command and option is in them.
+TEST(Completion, ScriptsCoverEveryCommandAndOption) {
+    auto bash = cli::completion_script("bash");
+    auto zsh = cli::completion_script("zsh");
+    EXPECT_NE(bash.find("complete -F _exitbench exitbench"), std::string::npos);
+    EXPECT_EQ(zsh.rfind("#compdef exitbench", 0), 0u);
+    cli::visit_commands([&](const CLI::App& app) {
+        std::string arm = "'" + path_of(app) + "')";
+        EXPECT_NE(bash.find(arm), std::string::npos) << arm;
+        EXPECT_NE(zsh.find(arm), std::string::npos) << arm;
+        for (const CLI::Option* o : app.get_options())
+            for (const auto& l : o->get_lnames()) {
+                EXPECT_NE(bash.find("--" + l), std::string::npos) << path_of(app) << " --" << l;
+                EXPECT_NE(zsh.find("--" + l), std::string::npos) << path_of(app) << " --" << l;
+            }
+    });
+    // Test names hold colons, which zsh's _describe would take as a separator.
+    EXPECT_NE(zsh.find("mmio-no-eventfd\\:pci-mem"), std::string::npos);
+    EXPECT_THROW(cli::completion_script("fish"), cli::UsageError);
 }

@@ -1,0 +1,221 @@
+#include "cli/completion.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <functional>
+#include <map>
+
+#include "cli/app.h"
+#include "cli/errors.h"
+#include "cli/recipe.h"
+#include "profile/analyze.h"
+#include "report/exporter.h"
+#include "suite/registry.h"
+#include "suite/runner.h"
+
+namespace eb::cli {
+
+namespace {
+
+// What a value can be, by its placeholder in --help (cli/help.cpp): files,
+// a closed list, or anything (nothing to offer).
+struct Values {
+    bool files = false;
+    std::vector<std::string> choices = {};
+};
+
+std::vector<std::string> test_names() {
+    std::vector<std::string> v;
+    for (const auto& t : suite::registry())
+        if (!t.internal) {
+            v.push_back(t.name);
+            v.insert(v.end(), t.aliases.begin(), t.aliases.end());
+        }
+    return v;
+}
+
+Values values_for(const std::string& placeholder) {
+    static const std::map<std::string, std::function<std::vector<std::string>()>> lists = {
+        {"FORMAT", report::format_names},
+        {"TEST", test_names},
+        {"MODE", [] { return std::vector<std::string>(suite::kApicModes.begin(), suite::kApicModes.end()); }},
+        {"KEY", [] { return std::vector<std::string>(profile::kSortKeys.begin(), profile::kSortKeys.end()); }},
+        {"SHELL", [] { return std::vector<std::string>{"bash", "zsh"}; }},
+        {"EVENT", [] {
+             std::vector<std::string> v;
+             for (auto m : {profile::Mode::VmExit, profile::Mode::Mmio, profile::Mode::Ioport, profile::Mode::Msr})
+                 v.emplace_back(profile::mode_name(m));
+             return v;
+         }},
+        {"RECIPE", [] {
+             std::vector<std::string> v;
+             for (const auto& r : recipes()) v.push_back(r.name);
+             return v;
+         }},
+    };
+    if (placeholder == "FILE" || placeholder == "PATH") return {.files = true};
+    auto it = lists.find(placeholder);
+    return it == lists.end() ? Values{} : Values{.choices = it->second()};
+}
+
+struct ValueOption {
+    std::vector<std::string> names;  // --json, -o, ...
+    std::string placeholder;
+    Values values;
+};
+
+// One command of the tree, as a completion script needs it.
+struct Node {
+    std::string path;                                       // "" for the root, "profile record"
+    std::vector<std::pair<std::string, std::string>> words = {};  // candidate, description
+    std::vector<ValueOption> takes_value = {};
+    bool positional_files = false;
+};
+
+std::string path_of(const CLI::App& app) {
+    std::string path;
+    for (const CLI::App* a = &app; a->get_parent(); a = a->get_parent())
+        path = path.empty() ? a->get_name() : a->get_name() + " " + path;
+    return path;
+}
+
+Node node_of(const CLI::App& app) {
+    Node n{.path = path_of(app)};
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App* s) { return !s->get_name().empty(); }))
+        n.words.emplace_back(sub->get_name(), sub->get_description());
+    for (const CLI::Option* o : app.get_options()) {
+        Values v = values_for(o->get_type_name());
+        if (o->get_positional()) {
+            for (const auto& c : v.choices) n.words.emplace_back(c, o->get_description());
+            n.positional_files = n.positional_files || v.files;
+            continue;
+        }
+        std::vector<std::string> names;
+        for (const auto& s : o->get_snames()) names.push_back("-" + s);
+        for (const auto& l : o->get_lnames()) names.push_back("--" + l);
+        for (const auto& name : names) n.words.emplace_back(name, o->get_description());
+        if (o->get_expected_max() > 0) n.takes_value.push_back({names, o->get_type_name(), v});
+    }
+    return n;
+}
+
+std::vector<Node> tree() {
+    std::vector<Node> nodes;
+    visit_commands([&](const CLI::App& app) { nodes.push_back(node_of(app)); });
+    return nodes;
+}
+
+// A word inside a single-quoted shell string.
+std::string quoted(const std::string& s) {
+    std::string out = "'";
+    for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+std::string joined(const std::vector<std::string>& v) { return fmt::format("{}", fmt::join(v, " ")); }
+
+// The case arms that follow the words typed so far down to a command:
+// "parent:child") cmd="parent child".
+std::string path_arms(const std::vector<Node>& nodes, const char* word) {
+    std::string s;
+    for (const auto& n : nodes) {
+        if (n.path.empty()) continue;
+        auto cut = n.path.rfind(' ');
+        std::string parent = cut == std::string::npos ? "" : n.path.substr(0, cut);
+        std::string child = cut == std::string::npos ? n.path : n.path.substr(cut + 1);
+        s += fmt::format("            {}) cmd={} ;;\n", quoted(parent + ":" + child), quoted(n.path));
+    }
+    return fmt::format("        case \"$cmd:{}\" in\n{}        esac\n", word, s);
+}
+
+std::string bash_script(const std::vector<Node>& nodes) {
+    std::string values, words;
+    for (const auto& n : nodes) {
+        for (const auto& v : n.takes_value)
+            for (const auto& name : v.names) {
+                std::string what = v.values.files ? "COMPREPLY=($(compgen -f -- \"$cur\"))"
+                                   : v.values.choices.empty()
+                                       ? "COMPREPLY=()"
+                                       : fmt::format("COMPREPLY=($(compgen -W {} -- \"$cur\"))",
+                                                     quoted(joined(v.values.choices)));
+                values += fmt::format("        {}) {}; return ;;\n", quoted(n.path + "|" + name), what);
+            }
+        std::vector<std::string> w;
+        for (const auto& [word, desc] : n.words) w.push_back(word);
+        words += fmt::format("        {}) candidates={}; files={} ;;\n", quoted(n.path), quoted(joined(w)),
+                             n.positional_files ? 1 : 0);
+    }
+    return fmt::format(R"(# bash completion for exitbench; generated by `exitbench completion bash`.
+_exitbench() {{
+    local cur prev words cword cmd="" i files=0 candidates
+    if declare -F _get_comp_words_by_ref >/dev/null; then
+        _get_comp_words_by_ref -n : cur prev words cword  # test names hold colons
+    else
+        cur=${{COMP_WORDS[COMP_CWORD]}}; prev=${{COMP_WORDS[COMP_CWORD-1]}}
+        words=("${{COMP_WORDS[@]}}"); cword=$COMP_CWORD
+    fi
+    for ((i = 1; i < cword; i++)); do
+{}    done
+    case "$cmd|$prev" in
+{}    esac
+    case "$cmd" in
+{}    esac
+    COMPREPLY=($(compgen -W "$candidates" -- "$cur"))
+    [ "$files" = 1 ] && [[ $cur != -* ]] && COMPREPLY+=($(compgen -f -- "$cur"))
+    declare -F __ltrim_colon_completions >/dev/null && __ltrim_colon_completions "$cur"
+    return 0
+}}
+complete -F _exitbench exitbench
+)",
+                       path_arms(nodes, "${words[i]}"), values, fmt::format("{}", words));
+}
+
+std::string zsh_script(const std::vector<Node>& nodes) {
+    std::string values, words;
+    for (const auto& n : nodes) {
+        for (const auto& v : n.takes_value)
+            for (const auto& name : v.names) {
+                std::string what = v.values.files ? "_files"
+                                   : v.values.choices.empty()
+                                       ? "_message " + quoted(v.placeholder)
+                                       : "compadd -- " + joined(v.values.choices);
+                values += fmt::format("        {}) {}; return ;;\n", quoted(n.path + "|" + name), what);
+            }
+        std::vector<std::string> w;
+        for (const auto& [word, desc] : n.words) {
+            std::string escaped;
+            for (char c : word) escaped += c == ':' ? std::string("\\:") : std::string(1, c);
+            w.push_back(quoted(escaped + ":" + desc));
+        }
+        words += fmt::format("        {}) candidates=({}); files={} ;;\n", quoted(n.path), joined(w),
+                             n.positional_files ? 1 : 0);
+    }
+    return fmt::format(R"(#compdef exitbench
+# zsh completion for exitbench; generated by `exitbench completion zsh`.
+_exitbench() {{
+    local cmd="" i files=0 prev=${{words[CURRENT-1]}}
+    local -a candidates
+    for ((i = 2; i < CURRENT; i++)); do
+{}    done
+    case "$cmd|$prev" in
+{}    esac
+    case "$cmd" in
+{}    esac
+    _describe -t commands exitbench candidates
+    [[ $files == 1 ]] && _files
+    return 0
+}}
+_exitbench "$@"
+)",
+                       path_arms(nodes, "${words[i]}"), values, words);
+}
+
+} // namespace
+
+std::string completion_script(std::string_view shell) {
+    if (shell == "bash") return bash_script(tree());
+    if (shell == "zsh") return zsh_script(tree());
+    throw UsageError(fmt::format("completion is written for bash or zsh, not '{}'", shell));
+}
+
+} // namespace eb::cli
