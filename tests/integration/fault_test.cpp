@@ -190,3 +190,50 @@ TEST(Fault, ThreadCreationFailureIsAnErrorNotAHang) {
     EXPECT_NE(rep.results[0].detail.find("Resource temporarily unavailable"), std::string::npos)
         << rep.results[0].detail;
 }
+
+// SIGINT at any moment of a run — opening KVM, sizing batches, between tests
+// or sessions — ends it as interrupted: never a crash, and the file written
+// is either a complete result or, when it was interrupted, says so.
+TEST(Fault, SigintInEveryPhaseOfARunKeepsWhatFinished) {
+    REQUIRE_KVM();
+    int interrupted_with_a_file = 0;
+    for (double at : {0.0, 0.01, 0.05, 0.2, 0.5, 1.0}) {
+        TempDir tmp;
+        CliOptions o;
+        o.sigint_after_s = at;
+        // Adaptive batches of 20 ms: about two seconds in all, so every delay lands inside.
+        auto r = run_cli({"run", "cpuid", "inl_from_qemu", "-r", "2", "--sessions", "3", "--no-save",
+                          "--json", tmp.file("r.json")}, o);
+        ASSERT_TRUE(r.rc == 130 || r.rc == 0) << "SIGINT after " << at << " s: rc " << r.rc << ": " << r.err;
+        if (!fs::exists(tmp.file("r.json"))) {
+            EXPECT_EQ(r.rc, 130) << "a run that finished must write its file";
+            continue;
+        }
+        auto rep = load(tmp.file("r.json"));
+        EXPECT_EQ(rep.interrupted, r.rc == 130) << "SIGINT after " << at << " s";
+        interrupted_with_a_file += rep.interrupted;
+    }
+    EXPECT_GE(interrupted_with_a_file, 2) << "the signals did not land inside the runs";
+}
+
+// The same for a live compare: before its first round, inside one, or later.
+TEST(Fault, SigintInEveryPhaseOfACompareKeepsWhatFinished) {
+    REQUIRE_KVM();
+    int compared = 0;
+    for (double at : {0.0, 0.05, 0.3, 1.0}) {
+        TempDir tmp;
+        CliOptions o;
+        o.sigint_after_s = at;
+        auto r = run_cli({"compare", "cpuid", "-n", "64", "-r", "2", "--rounds", "50", "--a", "", "--b", "",
+                          "--json", tmp.file("c.json")}, o);
+        ASSERT_TRUE(r.rc == 130 || r.rc == 0) << "SIGINT after " << at << " s: rc " << r.rc << ": " << r.err;
+        EXPECT_EQ(r.err.find("terminate"), std::string::npos) << r.err;
+        if (fs::exists(tmp.file("c.json"))) {
+            std::ifstream f(tmp.file("c.json"));
+            nlohmann::json doc;
+            EXPECT_NO_THROW(doc = nlohmann::json::parse(f)) << "SIGINT after " << at << " s";
+            ++compared;
+        }
+    }
+    EXPECT_GE(compared, 1) << "no signal landed after a round had finished";
+}
