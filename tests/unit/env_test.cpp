@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "env/host_env.h"
+#include "vmm/host.h"
 
 using namespace eb;
 
@@ -38,4 +39,16 @@ TEST(Env, DiffListsChangedAndOneSidedFacts) {
     EXPECT_EQ(d[0].key, "kernel.release");
     EXPECT_EQ(d[1].b, "(absent)");
     EXPECT_EQ(d[2].a, "(absent)");
+}
+
+// tsc.source is compared between runs: when the calibration agrees with KVM's
+// rate, two probes must describe it in the same words, or every comparison of
+// two runs would list it as a host difference.
+TEST(Env, TscSourceIsTheSameWordsWhenTheCalibrationAgrees) {
+    uint64_t khz = static_cast<uint64_t>(vmm::probe_host(std::nullopt).tsc_calibrated_mhz * 1000);
+    auto a = vmm::probe_host(khz), b = vmm::probe_host(khz);
+    if (a.tsc_source.find("agrees") == std::string::npos || b.tsc_source.find("agrees") == std::string::npos)
+        GTEST_SKIP() << "the calibration did not agree within 1% twice on this busy host: " << a.tsc_source;
+    EXPECT_EQ(a.tsc_source, b.tsc_source);
+    EXPECT_EQ(a.tsc_source.find("MHz"), std::string::npos) << a.tsc_source;
 }
