@@ -19,6 +19,7 @@
 #include "cli/help.h"
 #include "cli/compare.h"
 #include "cli/history.h"
+#include "cli/import.h"
 #include "cli/profile.h"
 #include "cli/recipe.h"
 #include "cli/run.h"
@@ -156,6 +157,13 @@ int cmd_run(const std::string& device, const RunArgs& a) {
     return rc;
 }
 
+// A live compare saves each configuration's rounds as a run labelled LABEL/CONFIG.
+void add_save_options(CLI::App& cmd, CompareArgs& a) {
+    cmd.add_flag("--no-save", a.common.no_save, "do not save the configurations' runs to the history");
+    cmd.add_option("--label", a.common.label, "save the runs as LABEL/CONFIG (default compare-TIMESTAMP/CONFIG)");
+    cmd.add_option("--note", a.common.note, "a note saved with each configuration's run");
+}
+
 // Every command, its options, and where CLI11 leaves what it parsed.
 struct Commands {
     CLI::App app{"exitbench: what does one VM exit cost? A KVM VM-exit laboratory."};
@@ -164,6 +172,8 @@ struct Commands {
     CLI::App *list, *env, *recipe, *recipe_run, *compare, *run;
     HistoryArgs history_args;
     HistoryCommands history;
+    ImportArgs import_args;
+    ImportCommands import;
     std::string recipe_name;
     CompareArgs recipe_args, compare_args;
     ProfileArgs profile_args;
@@ -192,6 +202,8 @@ struct Commands {
         recipe_run = recipe->add_subcommand("run", "run one recipe: its configurations compared, interleaved");
         recipe_run->add_option("name", recipe_name, "the recipe (see 'recipe list')")->required();
         add_compare_options(*recipe_run, recipe_args);
+        recipe_run->add_option("--db", recipe_args.db, "save the configurations' runs to this history database");
+        add_save_options(*recipe_run, recipe_args);
         // A recipe brings its own tests and configurations: hide what cannot apply.
         for (const char* name : {"tests", "--a", "--b", "--config", "--vs"})
             recipe_run->remove_option(recipe_run->get_option(name));
@@ -201,11 +213,14 @@ struct Commands {
         compare = app.add_subcommand("compare", "A/B: configurations in interleaved rounds (--a/--b), or saved "
                                                 "results (A.json B.json, or A1.json ... --vs B1.json ...)");
         add_compare_options(*compare, compare_args);
-        compare->add_option("--db", compare_args.db, "the history database that label:/run: refer to");
+        compare->add_option("--db", compare_args.db, "the history database: what label:/run: refer to, and where "
+                                                     "a live compare saves its configurations' runs");
+        add_save_options(*compare, compare_args);
         compare->add_option("--against", compare_args.against,
                             "'last': the newest saved run vs the newest earlier one with the same tests and host");
 
         history = add_history_commands(app, history_args);
+        import = add_import_commands(app, import_args);
 
         run = app.add_subcommand("run", "run tests (all of the default suite when none are named)");
         add_run_options(*run, run_args);
@@ -221,6 +236,7 @@ struct Commands {
 // A usage error's exit status, or nullopt when a command is ready to run.
 std::optional<int> parse(Commands& c, int argc, char** argv) {
     c.run_args.argv.assign(argv, argv + argc);
+    c.import_args.argv = c.compare_args.common.argv = c.recipe_args.common.argv = c.run_args.argv;
     try {
         c.app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -233,9 +249,9 @@ std::optional<int> parse(Commands& c, int argc, char** argv) {
         return kUsage;
     }
     if (!*c.list && !*c.run && !*c.env && !*c.recipe && !*c.compare && !*c.profile.profile &&
-        !*c.history.history) {
-        fmt::print(stderr, "exitbench: error: a command is required: list, run, compare, history, profile, env or "
-                           "recipe (see --help)\n");
+        !*c.history.history && !*c.import.import) {
+        fmt::print(stderr, "exitbench: error: a command is required: list, run, compare, history, import, profile, "
+                           "env or recipe (see --help)\n");
         return kUsage;
     }
     return std::nullopt;
@@ -268,6 +284,7 @@ int dispatch(Commands& c) {
     if (*c.list) return cmd_list(c.device, c.list_all);
     if (*c.env) return cmd_env(c.device);
     if (*c.history.history) return cmd_history(c.history, c.history_args);
+    if (*c.import.import) return cmd_import(c.import, c.import_args);
     if (*c.recipe && !*c.recipe_run) return cmd_recipe_list();
     install_stop_handlers();
     if (*c.recipe_run) return cmd_recipe_run(c.device, c.recipe_name, c.recipe_args, g_interrupted);
