@@ -273,7 +273,8 @@ void visit_commands(const std::function<void(const CLI::App&)>& f) {
     Commands c;
     std::function<void(const CLI::App&)> walk = [&](const CLI::App& a) {
         f(a);
-        for (const CLI::App* sub : a.get_subcommands()) walk(*sub);
+        for (const CLI::App* sub : a.get_subcommands([](const CLI::App* s) { return !s->get_name().empty(); }))
+            walk(*sub);
     };
     walk(c.app);
 }

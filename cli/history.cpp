@@ -81,11 +81,13 @@ int show_run(Store& st, int64_t id) {
     auto rep = parse_saved(*st.result_json(id), id);
     fmt::print("run {}  {}  label {}\n", row.id, row.timestamp_utc, row.label.empty() ? "-" : row.label);
     if (!row.note.empty()) fmt::print("note       {}\n", row.note);
-    if (const auto& im = rep.provenance.imported)
+    if (const auto& im = rep.provenance.imported) {
         fmt::print("imported   from {}: {} (sha256 {}); its host, boot and environment are unknown\n", im->source,
                    im->file, im->sha256);
-    fmt::print("host       {} ({}, kernel {})\n", row.hostname, rep.host.cpu_model, row.kernel_release);
-    fmt::print("boot id    {}\n", row.boot_id);
+    } else {
+        fmt::print("host       {} ({}, kernel {})\n", row.hostname, rep.host.cpu_model, row.kernel_release);
+        fmt::print("boot id    {}\n", row.boot_id);
+    }
     fmt::print("exitbench  {}{}\n", row.tool_version,
                rep.provenance.git_describe.empty() ? "" : " (git " + rep.provenance.git_describe + ")");
     fmt::print("command    {}\n", fmt::join(rep.provenance.argv, " "));

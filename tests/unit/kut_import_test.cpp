@@ -110,3 +110,41 @@ TEST(KutImport, AMeasuredRunMustStillHaveATscFrequency) {
     j["provenance"]["imported"] = nullptr;
     EXPECT_THROW(report::from_json(j), std::runtime_error);
 }
+
+// vmexit.flat under QEMU with KVM on this machine: -serial stdio, CRLF line ends.
+TEST(KutImport, ReadsARealSerialConsoleLog) {
+    auto text = fixture("vmexit-serial.log");
+    ASSERT_NE(text.find("\r\n"), std::string::npos);  // as QEMU's serial port wrote it
+    auto k = parse_kut(text);
+    std::vector<std::string> names;
+    for (const auto& t : k.tests) names.push_back(t.name);
+    EXPECT_EQ(names, (std::vector<std::string>{"cpuid", "mov_from_cr8", "mov_to_cr8", "inl_from_pmtimer",
+                                               "inl_from_qemu", "inl_from_kernel", "outl_to_kernel", "ipi"}));
+    EXPECT_EQ(k.tests[0].cycles, 37234);
+    EXPECT_FALSE(k.tests.back().cycles);  // one vCPU: "ipi (skipped)"
+    EXPECT_EQ(k.other_lines, 8u);         // the banner lines and "PM timer port is 608"
+    // The bare lines of the same run read the same.
+    auto bare = parse_kut(fixture("vmexit-lines.txt"));
+    ASSERT_EQ(bare.tests.size(), k.tests.size());
+    for (size_t i = 0; i < k.tests.size(); ++i) {
+        EXPECT_EQ(bare.tests[i].name, k.tests[i].name);
+        EXPECT_EQ(bare.tests[i].cycles, k.tests[i].cycles);
+    }
+}
+
+// kvm-unit-tests' run_tests.sh logs (logs/*.log): its command line, QEMU's
+// warnings, the guest's output; vmexit_ipi also has the receiver's indented line.
+TEST(KutImport, ReadsRealRunTestsLogs) {
+    auto cpuid = parse_kut(fixture("vmexit_cpuid.log"));
+    ASSERT_EQ(cpuid.tests.size(), 1u);
+    EXPECT_EQ(cpuid.tests[0].name, "cpuid");
+    EXPECT_EQ(cpuid.tests[0].cycles, 38002);
+    auto ipi = parse_kut(fixture("vmexit_ipi.log"));
+    ASSERT_EQ(ipi.tests.size(), 1u);  // "  ipi ipi 326641" is the receiver's figure, not a result
+    EXPECT_EQ(ipi.tests[0].name, "ipi");
+    EXPECT_EQ(ipi.tests[0].cycles, 418475);
+    auto pm = parse_kut(fixture("vmexit_inl_pmtimer.log"));
+    ASSERT_EQ(pm.tests.size(), 1u);
+    EXPECT_EQ(pm.tests[0].name, "inl_from_pmtimer");
+    EXPECT_EQ(pm.tests[0].line, 11u);
+}
