@@ -22,7 +22,7 @@ const std::map<std::string, std::string, std::less<>>& placeholders() {
         {"since", "DATE"}, {"smp", "N"}, {"sort", "KEY"}, {"test", "TEST"}, {"tests", "TEST"},
         {"than", "MICROSECONDS"}, {"time-budget", "DURATION"}, {"time-goal", "DURATION"},
         {"traces", "FILE"}, {"vcpu", "N"}, {"vs", "FILE"}, {"warmup", "N"}, {"watchdog", "DURATION"},
-        {"files", "FILE"}, {"refs", "REF"},
+        {"files", "FILE"}, {"refs", "REF"}, {"shell", "SHELL"}, {"command", "COMMAND"},
     };
     return m;
 }
@@ -88,7 +88,7 @@ std::string longest_name(const CLI::Option& o) {
 
 void finish(CLI::App& app) {
     for (CLI::Option* o : app.get_options()) {
-        if (o->get_type_size_max() == 0) continue;  // a flag: no value
+        if (o->get_expected_max() == 0) continue;  // a flag: no value
         for (const auto& n : o->get_lnames()) {
             if (auto p = placeholder(n); !p.empty()) {
                 o->type_name(p);
