@@ -20,6 +20,7 @@
 #include "cli/compare.h"
 #include "cli/completion.h"
 #include "cli/history.h"
+#include "cli/import.h"
 #include "cli/profile.h"
 #include "cli/recipe.h"
 #include "cli/run.h"
@@ -161,6 +162,13 @@ int cmd_run(const std::string& device, const RunArgs& a) {
     return rc;
 }
 
+// A live compare saves each configuration's rounds as a run labelled LABEL/CONFIG.
+void add_save_options(CLI::App& cmd, CompareArgs& a) {
+    cmd.add_flag("--no-save", a.common.no_save, "do not save the configurations' runs to the history");
+    cmd.add_option("--label", a.common.label, "save the runs as LABEL/CONFIG (default compare-TIMESTAMP/CONFIG)");
+    cmd.add_option("--note", a.common.note, "a note saved with each configuration's run");
+}
+
 // Every command, its options, and where CLI11 leaves what it parsed.
 struct Commands {
     CLI::App app{"exitbench: what does one VM exit cost? A KVM VM-exit laboratory."};
@@ -170,6 +178,8 @@ struct Commands {
     std::string shell;
     HistoryArgs history_args;
     HistoryCommands history;
+    ImportArgs import_args;
+    ImportCommands import;
     std::string recipe_name;
     CompareArgs recipe_args, compare_args;
     ProfileArgs profile_args;
@@ -199,6 +209,8 @@ struct Commands {
         recipe_run = recipe->add_subcommand("run", "run one recipe: its configurations compared, interleaved");
         recipe_run->add_option("name", recipe_name, "the recipe (see 'recipe list')")->required();
         add_compare_options(*recipe_run, recipe_args);
+        recipe_run->add_option("--db", recipe_args.db, "save the configurations' runs to this history database");
+        add_save_options(*recipe_run, recipe_args);
         // A recipe brings its own tests and configurations: hide what cannot apply.
         for (const char* name : {"tests", "--a", "--b", "--config", "--vs"})
             recipe_run->remove_option(recipe_run->get_option(name));
@@ -208,11 +220,14 @@ struct Commands {
         compare = app.add_subcommand("compare", "A/B: configurations in interleaved rounds (--a/--b), or saved "
                                                 "results (A.json B.json, or A1.json ... --vs B1.json ...)");
         add_compare_options(*compare, compare_args);
-        compare->add_option("--db", compare_args.db, "the history database that label:/run: refer to");
+        compare->add_option("--db", compare_args.db, "the history database: what label:/run: refer to, and where "
+                                                     "a live compare saves its configurations' runs");
+        add_save_options(*compare, compare_args);
         compare->add_option("--against", compare_args.against,
                             "'last': the newest saved run vs the newest earlier one with the same tests and host");
 
         history = add_history_commands(app, history_args);
+        import = add_import_commands(app, import_args);
 
         completion = app.add_subcommand("completion", "print a bash or zsh completion script");
         completion->add_option("shell", shell, "bash or zsh")->required();
@@ -255,6 +270,7 @@ std::string typo_hint(const CLI::App& root, int argc, char** argv) {
 // A usage error's exit status, or nullopt when a command is ready to run.
 std::optional<int> parse(Commands& c, int argc, char** argv) {
     c.run_args.argv.assign(argv, argv + argc);
+    c.import_args.argv = c.compare_args.common.argv = c.recipe_args.common.argv = c.run_args.argv;
     try {
         c.app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -267,10 +283,11 @@ std::optional<int> parse(Commands& c, int argc, char** argv) {
                    typo_hint(c.app, argc, argv));
         return kUsage;
     }
-    if (!*c.list && !*c.run && !*c.env && !*c.recipe && !*c.compare && !*c.profile.profile &&
-        !*c.history.history && !*c.completion) {
-        fmt::print(stderr, "exitbench: error: a command is required: list, run, compare, history, profile, env, "
-                           "recipe or completion (see --help)\n");
+    if (c.app.get_subcommands().empty()) {  // none was parsed
+        std::vector<std::string> names;
+        for (const CLI::App* sub : c.app.get_subcommands([](const CLI::App* s) { return !s->get_name().empty(); }))
+            names.push_back(sub->get_name());
+        fmt::print(stderr, "exitbench: error: a command is required: {} (see --help)\n", fmt::join(names, ", "));
         return kUsage;
     }
     return std::nullopt;
@@ -309,6 +326,7 @@ int dispatch(Commands& c) {
         write_stdout(completion_script(c.shell));
         return kOk;
     }
+    if (*c.import.import) return cmd_import(c.import, c.import_args);
     if (*c.recipe && !*c.recipe_run) return cmd_recipe_list();
     install_stop_handlers();
     if (*c.recipe_run) return cmd_recipe_run(c.device, c.recipe_name, c.recipe_args, g_interrupted);

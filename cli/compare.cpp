@@ -164,7 +164,14 @@ std::vector<std::string> provenance(const std::vector<std::vector<std::string>>&
     for (size_t k = 0; k < sides.size(); ++k)
         for (size_t i = 0; i < sides[k].size(); ++i) {
             const auto& r = sides[k][i];
+            if (const auto& im = r.provenance.imported) {
+                out.push_back(fmt::format("note: {} is imported from {} ({}): one figure per test (vmexit.flat's "
+                                          "mean over its timed batch, no repeats), host and exits unknown",
+                                          paths[k][i], im->source, im->file));
+                continue;
+            }
             if (k == 0 && i == 0) continue;
+            if (ref.provenance.imported) continue;  // nothing known to differ from
             for (const auto& d : env::diff(ref.env, r.env))
                 out.push_back(kHostDefining.count(d.key)
                                   ? fmt::format("warning: hosts differ ({} vs {}): {}: '{}' vs '{}'", paths[0][0],
@@ -180,8 +187,9 @@ std::vector<std::string> provenance(const std::vector<std::vector<std::string>>&
         for (const auto& r : side)
             if (!r.provenance.boot_id.empty()) boots.insert(r.provenance.boot_id);
     if (boots.size() > 1)
-        out.push_back(fmt::format("note: the runs span {} boots; between-boot spread is part of the between-run "
-                                  "spread here, not a level of its own", boots.size()));
+        out.push_back(fmt::format("note: the runs span {} boots; a side with runs from two or more boots shows "
+                                  "the between-boot spread as a level of its own (the unit stays the same)",
+                                  boots.size()));
     return out;
 }
 
@@ -262,8 +270,12 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
 
     suite::ComparisonReport cmp;
     std::vector<std::string> header;
+    LiveRuns ran;  // stays empty when saved results are compared: nothing new to save
     if (auto refs = saved_sides(a)) {
         reject_run_options(a);
+        if (a.common.no_save || !a.common.label.empty() || !a.common.note.empty())
+            throw UsageError("--label, --note and --no-save apply when compare runs configurations itself; "
+                             "saved results are in the history already");
         auto expanded = expand_sides(*refs, a.db);
         auto* paths = &expanded;
         std::vector<std::vector<suite::RunReport>> sides(paths->size());
@@ -286,13 +298,16 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
         require_shared_test(*paths, sides);
         cmp = suite::compare_saved(labels, sides, alpha);
     } else {
-        if (!a.db.empty()) throw UsageError("--db applies to saved runs named as label:NAME or run:ID");
-        cmp = run_live(device, a, alpha, interrupt, header);
+        if (a.common.no_save && (!a.db.empty() || !a.common.label.empty() || !a.common.note.empty()))
+            throw UsageError("--no-save does not save, so --db, --label and --note have nothing to apply to");
+        cmp = run_live(device, a, alpha, interrupt, header, &ran);
     }
 
     // The file first: a closed stdout must not lose it.
     if (!a.common.json.empty())
         report::write_file_atomic(a.common.json, report::comparison_json(cmp).dump(2) + "\n");
+    // An interrupted compare is partial: it would mislead a later one.
+    if (!a.common.no_save && !interrupt.load()) save_live(a, ran);
     // Names, facts and details come from files: no raw control byte reaches the terminal.
     std::string text = fmt::format("exitbench compare\n{}\n", fmt::join(header, "\n")) + report::render_comparison(cmp);
     std::string shown;

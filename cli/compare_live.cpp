@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli/errors.h"
+#include "cli/history.h"
 #include "cli/parse.h"
 #include "cli/progress.h"
 
@@ -96,7 +97,8 @@ Schedule schedule(const CompareArgs& a) {
 } // namespace
 
 suite::ComparisonReport run_live(const std::string& device, const CompareArgs& a, double alpha,
-                                 const std::atomic<bool>& interrupt, std::vector<std::string>& header) {
+                                 const std::atomic<bool>& interrupt, std::vector<std::string>& header,
+                                 LiveRuns* ran) {
     if (!a.common.sessions.empty())
         throw UsageError("--sessions does not apply to compare: every round is one session per configuration; "
                          "use --rounds");
@@ -139,7 +141,44 @@ suite::ComparisonReport run_live(const std::string& device, const CompareArgs& a
     header.insert(header.begin(), fmt::format("{} configurations, {} round{} interleaved ({}), each round one fresh "
                                               "VM per test and configuration",
                                               plans.size(), done, done == 1 ? "" : "s", order));
-    return suite::compare_rounds(labels, rounds, alpha);
+    auto cmp = suite::compare_rounds(labels, rounds, alpha);
+    if (ran) {
+        ran->labels = labels;
+        for (const auto& c : cfgs) ran->shown.push_back(c.shown);
+        ran->rounds = std::move(rounds);
+    }
+    return cmp;
+}
+
+suite::RunReport merge_rounds(const std::vector<suite::RunReport>& rounds) {
+    if (rounds.empty()) throw std::invalid_argument("merge_rounds: no round");
+    suite::RunReport out = rounds.front();  // its provenance, host and settings stand for all
+    out.settings.sessions = uint32_t(rounds.size());
+    out.results.clear();
+    for (const auto& first : rounds.front().results) {
+        std::vector<suite::TestResult> per_round;
+        for (const auto& r : rounds)
+            for (const auto& t : r.results)
+                if (t.name == first.name) per_round.push_back(t);
+        out.results.push_back(suite::merge_sessions(std::move(per_round)));
+    }
+    return out;
+}
+
+void save_live(const CompareArgs& a, const LiveRuns& ran) {
+    if (ran.rounds.empty() || ran.rounds.front().empty()) return;
+    std::string base = a.common.label;
+    if (base.empty()) {
+        base = "compare-" + ran.rounds.front().front().provenance.timestamp_utc;
+        base.erase(std::remove(base.begin(), base.end(), ':'), base.end());
+    }
+    for (size_t k = 0; k < ran.rounds.size(); ++k) {
+        std::string note = a.common.note.empty()
+                               ? fmt::format("compare, configuration {}: {}", ran.labels[k],
+                                             ran.shown[k].empty() ? "(defaults)" : ran.shown[k])
+                               : a.common.note;
+        save_run(a.db, merge_rounds(ran.rounds[k]), base + "/" + ran.labels[k], note);
+    }
 }
 
 } // namespace eb::cli

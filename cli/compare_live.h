@@ -15,10 +15,25 @@ namespace eb::cli {
 // neither always runs first; more are shuffled per round.
 std::vector<size_t> round_order(size_t configs, uint64_t round, std::mt19937_64& rng);
 
+// What a live compare ran: rounds[k][r] is configuration k's result in round r.
+struct LiveRuns {
+    std::vector<std::string> labels, shown;  // each configuration's label and options as given
+    std::vector<std::vector<suite::RunReport>> rounds;
+};
+
 // Runs the configurations and compares them round by round; `header` gets
-// the lines that describe what ran.
+// the lines that describe what ran, `ran` (if given) the results.
 suite::ComparisonReport run_live(const std::string& device, const CompareArgs& a, double alpha,
-                                 const std::atomic<bool>& interrupt, std::vector<std::string>& header);
+                                 const std::atomic<bool>& interrupt, std::vector<std::string>& header,
+                                 LiveRuns* ran = nullptr);
+
+// One configuration's rounds as one run whose sessions are the rounds (in
+// round order), as `run --sessions N` would have saved them.
+suite::RunReport merge_rounds(const std::vector<suite::RunReport>& rounds);
+
+// Saves each configuration as a run labelled BASE/CONFIG, BASE being --label
+// or compare-TIMESTAMP; a failure is a warning, as for `run`.
+void save_live(const CompareArgs& a, const LiveRuns& ran);
 
 // Default and minimum rounds: below ~5 paired rounds a t interval is too wide
 // to be worth stopping on, and 8 make a verdict reachable for typical spreads.

@@ -67,8 +67,10 @@ int list_runs(Store& st, const HistoryArgs& a) {
         throw UsageError(fmt::format("no run is labelled '{}'{}", a.label, s ? fmt::format(" (did you mean '{}'?)", *s) : ""));
     }
     fmt::print("{:>5}  {:<20}  {:<16}  {:<24}  {:<12}  {}\n", "id", "time (UTC)", "host", "kernel", "label", "tests");
+    // An imported run's host is unknown; the column names the tool instead.
     for (const auto& r : rows)
-        fmt::print("{:>5}  {:<20}  {:<16}  {:<24}  {:<12}  {}\n", r.id, r.timestamp_utc, r.hostname, r.kernel_release,
+        fmt::print("{:>5}  {:<20}  {:<16}  {:<24}  {:<12}  {}\n", r.id, r.timestamp_utc,
+                   r.source.empty() ? r.hostname : "[" + r.source + "]", r.kernel_release.empty() ? "-" : r.kernel_release,
                    r.label.empty() ? "-" : r.label, fmt::join(r.tests, " "));
     if (rows.empty()) fmt::print("(no saved runs match in {})\n", st.path());
     return kOk;
@@ -79,8 +81,13 @@ int show_run(Store& st, int64_t id) {
     auto rep = parse_saved(*st.result_json(id), id);
     fmt::print("run {}  {}  label {}\n", row.id, row.timestamp_utc, row.label.empty() ? "-" : row.label);
     if (!row.note.empty()) fmt::print("note       {}\n", row.note);
-    fmt::print("host       {} ({}, kernel {})\n", row.hostname, rep.host.cpu_model, row.kernel_release);
-    fmt::print("boot id    {}\n", row.boot_id);
+    if (const auto& im = rep.provenance.imported) {
+        fmt::print("imported   from {}: {} (sha256 {}); its host, boot and environment are unknown\n", im->source,
+                   im->file, im->sha256);
+    } else {
+        fmt::print("host       {} ({}, kernel {})\n", row.hostname, rep.host.cpu_model, row.kernel_release);
+        fmt::print("boot id    {}\n", row.boot_id);
+    }
     fmt::print("exitbench  {}{}\n", row.tool_version,
                rep.provenance.git_describe.empty() ? "" : " (git " + rep.provenance.git_describe + ")");
     fmt::print("command    {}\n", fmt::join(rep.provenance.argv, " "));

@@ -50,6 +50,10 @@ const char* const kMigrations[] = {
         key TEXT NOT NULL, value TEXT NOT NULL,
         PRIMARY KEY(run_id, key));
     )sql",
+    // Imported runs: the tool they came from ('' for exitbench's own runs).
+    R"sql(
+    ALTER TABLE runs ADD COLUMN source TEXT NOT NULL DEFAULT '';
+    )sql",
 };
 static_assert(std::size(kMigrations) == kStoreVersion);
 
@@ -129,11 +133,11 @@ std::vector<std::string> split_words(const std::string& s) {
 }
 
 const char* kRunColumns =
-    "id, timestamp_utc, hostname, kernel_release, boot_id, tool_version, label, note, tests";
+    "id, timestamp_utc, hostname, kernel_release, boot_id, tool_version, label, note, tests, source";
 
 RunRow row_from(Stmt& s) {
     return {s.integer(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), s.text(6), s.text(7),
-            split_words(s.text(8))};
+            split_words(s.text(8)), s.text(9)};
 }
 
 std::string test_list(const suite::RunReport& r) {
@@ -239,10 +243,11 @@ int64_t Store::save(const suite::RunReport& r, const std::string& label, const s
     exec("BEGIN IMMEDIATE");
     try {
         Stmt run(db_, "INSERT INTO runs(timestamp_utc, hostname, kernel_release, boot_id, tool_version, git_describe, "
-                      "argv_json, label, note, tests, result_json) VALUES(?,?,?,?,?,?,?,?,?,?,?)");
+                      "argv_json, label, note, tests, result_json, source) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
         run.bind(1, p.timestamp_utc).bind(2, p.hostname).bind(3, r.host.kernel_release).bind(4, p.boot_id);
         run.bind(5, r.tool_version).bind(6, p.git_describe).bind(7, json(p.argv).dump()).bind(8, label);
         run.bind(9, note).bind(10, test_list(r)).bind(11, report::to_json(r).dump());
+        run.bind(12, p.imported ? p.imported->source : std::string());
         run.step();
         int64_t id = sqlite3_last_insert_rowid(db_);
         Stmt ses(db_, "INSERT INTO sessions(run_id, test, session, status, iterations, median_cycles, repeats_json, "
@@ -355,7 +360,7 @@ std::optional<int64_t> Store::newest() {
 
 std::optional<int64_t> Store::previous_like(int64_t id) {
     Stmt s(db_, "SELECT p.id FROM runs p JOIN runs r ON r.id = ?1 WHERE p.id < r.id AND p.tests = r.tests "
-                "AND p.hostname = r.hostname ORDER BY p.id DESC LIMIT 1");
+                "AND p.hostname = r.hostname AND p.source = r.source ORDER BY p.id DESC LIMIT 1");
     s.bind(1, id);
     if (!s.step()) return std::nullopt;
     return s.integer(0);

@@ -19,7 +19,7 @@ struct StoreError : std::runtime_error {
 };
 
 // The newest schema this build writes; older stores are migrated on open.
-inline constexpr int kStoreVersion = 1;
+inline constexpr int kStoreVersion = 2;
 
 // $XDG_DATA_HOME/exitbench/history.db, else ~/.local/share/exitbench/history.db.
 std::string default_path();
@@ -28,6 +28,7 @@ struct RunRow {
     int64_t id = 0;
     std::string timestamp_utc, hostname, kernel_release, boot_id, tool_version, label, note;
     std::vector<std::string> tests;  // sorted
+    std::string source;              // an imported run's tool, e.g. "kvm-unit-tests"; empty: exitbench's
 };
 
 struct Filter {

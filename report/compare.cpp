@@ -21,6 +21,9 @@ std::string side_line(const suite::SideSummary& k, size_t w, suite::Unit unit) {
     std::string spread = fmt::format("within a session {}, between sessions {}", sd_pct(k.within_sd),
                                      sd_pct(k.between_session_sd));
     if (unit != suite::Unit::Session) spread += fmt::format(", between {}s {}", suite::unit_name(unit), sd_pct(k.between_run_sd));
+    if (k.boots >= 2)
+        spread += fmt::format(", between boots {} ({} boots{})", sd_pct(k.between_boot_sd), k.boots,
+                              k.boot_holds_two_runs ? "" : "; one run each, so it includes run-to-run spread");
     size_t n = k.unit_medians.size();
     std::string units = fmt::format("{} {}{}", n, suite::unit_name(unit), n == 1 ? "" : "s");
     if (unit != suite::Unit::Session) units += fmt::format(" ({} session{}", k.sessions, k.sessions == 1 ? ")" : "s)");
@@ -74,7 +77,9 @@ json side_json(const suite::SideSummary& k) {
             {"ci_95", {num(k.center_ci.lo), num(k.center_ci.hi)}},
             {"sd_log", {{"within_session", num(k.within_sd)},
                         {"between_sessions", num(k.between_session_sd)},
-                        {"between_runs", num(k.between_run_sd)}}},
+                        {"between_runs", num(k.between_run_sd)},
+                        {"between_boots", num(k.between_boot_sd)}}},
+            {"boots", k.boots},
             {"batch_sizes", k.batch_sizes},
             {"status", k.status},
             {"detail", k.detail}};

@@ -8,7 +8,8 @@
 
 namespace eb::report {
 
-inline constexpr int kCompareSchemaVersion = 2;
+// 3: per side, sd_log.between_boots and boots.
+inline constexpr int kCompareSchemaVersion = 3;
 
 std::string render_comparison(const suite::ComparisonReport& c);
 nlohmann::json comparison_json(const suite::ComparisonReport& c);

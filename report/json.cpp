@@ -25,8 +25,11 @@ json host_json(const vmm::HostFacts& h) {
 }
 
 json provenance_json(const suite::Provenance& p) {
-    return {{"timestamp_utc", p.timestamp_utc}, {"hostname", p.hostname},     {"argv", p.argv},
-            {"git_describe", p.git_describe},   {"boot_id", p.boot_id}};
+    json imported = nullptr;
+    if (p.imported)
+        imported = {{"source", p.imported->source}, {"file", p.imported->file}, {"sha256", p.imported->sha256}};
+    return {{"timestamp_utc", p.timestamp_utc}, {"hostname", p.hostname}, {"argv", p.argv},
+            {"git_describe", p.git_describe},   {"boot_id", p.boot_id},   {"imported", imported}};
 }
 
 json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
@@ -102,7 +105,7 @@ json summary_json(const suite::TestResult& t, const std::optional<double>& base,
             {"outlier_repeats", out.low.size() + out.high.size()},
             {"min_cycles", stats::min(all)},
             {"max_cycles", stats::max(all)},
-            {"ns", h->cycles / tsc_mhz * 1e3},
+            {"ns", tsc_mhz > 0 ? json(h->cycles / tsc_mhz * 1e3) : json(nullptr)},  // 0: unknown (imported)
             {"minus_baseline_cycles", base && t.name != "baseline" ? json(h->cycles - *base) : json(nullptr)}};
 }
 
@@ -180,7 +183,8 @@ std::vector<T> numbers(const json& j, const char* key, const char* where) {
     return out;
 }
 
-vmm::HostFacts host_from(const json& h) {
+// An imported run's host is unknown: its TSC frequency is 0.
+vmm::HostFacts host_from(const json& h, bool imported) {
     vmm::HostFacts f;
     f.cpu_model = field<std::string>(h, "cpu_model", "host");
     f.cpu_vendor = field<std::string>(h, "cpu_vendor", "host");
@@ -188,7 +192,7 @@ vmm::HostFacts host_from(const json& h) {
     f.backend = vmm::backend_from_name(field<std::string>(h, "backend", "host"));
     f.backend_module = field<std::string>(h, "backend_module", "host");
     f.tsc_mhz = field<double>(h, "tsc_mhz", "host");
-    if (!(f.tsc_mhz > 0)) wrong_type("tsc_mhz", "host");
+    if (!(f.tsc_mhz > 0 || (imported && f.tsc_mhz == 0))) wrong_type("tsc_mhz", "host");
     f.tsc_source = field<std::string>(h, "tsc_source", "host");
     f.tsc_calibrated_mhz = field<double>(h, "tsc_calibrated_mhz", "host");
     f.host_cpus = field<int>(h, "host_cpus", "host");
@@ -207,10 +211,19 @@ void knobs_from(const json& kn, suite::RunSettings& s) {
     s.cpuid_edits = field<std::string>(kn, "cpuid", "knobs");
 }
 
-suite::Provenance provenance_from(const json& p) {
-    return {field<std::string>(p, "timestamp_utc", "provenance"), field<std::string>(p, "hostname", "provenance"),
-            field<std::vector<std::string>>(p, "argv", "provenance"),
-            field<std::string>(p, "git_describe", "provenance"), field<std::string>(p, "boot_id", "provenance")};
+suite::Provenance provenance_from(const json& p, int version) {
+    suite::Provenance out{field<std::string>(p, "timestamp_utc", "provenance"),
+                          field<std::string>(p, "hostname", "provenance"),
+                          field<std::vector<std::string>>(p, "argv", "provenance"),
+                          field<std::string>(p, "git_describe", "provenance"),
+                          field<std::string>(p, "boot_id", "provenance")};
+    if (version < 4) return out;
+    const json& im = member(p, "imported", "provenance");
+    if (!im.is_null())
+        out.imported = suite::ImportSource{field<std::string>(im, "source", "imported"),
+                                           field<std::string>(im, "file", "imported"),
+                                           field<std::string>(im, "sha256", "imported")};
+    return out;
 }
 
 suite::RunSettings settings_from(const json& s, int version) {
@@ -344,8 +357,8 @@ suite::RunReport from_json(const json& j) {
     r.schema_version = v;
     r.tool_version = field<std::string>(j, "tool_version", "the document");
     r.interrupted = field<bool>(j, "interrupted", "the document");
-    if (v >= 3) r.provenance = provenance_from(member(j, "provenance", "the document"));
-    r.host = host_from(member(j, "host", "the document"));
+    if (v >= 3) r.provenance = provenance_from(member(j, "provenance", "the document"), v);
+    r.host = host_from(member(j, "host", "the document"), r.provenance.imported.has_value());
     r.settings = settings_from(member(j, "settings", "the document"), v);
     const json& env = member(j, "env", "the document");
     if (!env.is_object()) wrong_type("env", "the document");

@@ -37,12 +37,13 @@ struct SideData {
     std::vector<std::vector<double>> runs;      // per file or round (maybe empty): its sessions' log medians
     std::vector<std::vector<double>> sessions;  // per session: the log of each repeat
     std::vector<uint64_t> batch_sizes;
+    std::map<std::string, std::vector<double>> by_boot;  // boot id: each run's mean log median
     Status status = Status::Ok;
     std::string detail;
     bool seen = false;
 };
 
-void add(SideData& d, const TestResult* t) {
+void add(SideData& d, const TestResult* t, const std::string& boot) {
     d.runs.emplace_back();
     if (!t) return;
     if (!d.seen || severity(t->status) > severity(d.status)) {
@@ -57,8 +58,20 @@ void add(SideData& d, const TestResult* t) {
             if (x > 0) logs.push_back(std::log(x));
         d.runs.back().push_back(std::log(stats::median(s.samples)));
         d.sessions.push_back(std::move(logs));
-        d.batch_sizes.push_back(s.iterations);
+        if (s.iterations) d.batch_sizes.push_back(s.iterations);  // 0: unknown (an imported run)
     }
+    if (!boot.empty() && !d.runs.back().empty()) d.by_boot[boot].push_back(stats::mean(d.runs.back()));
+}
+
+void boot_level(SideSummary& s, const SideData& d) {
+    s.boots = d.by_boot.size();
+    if (s.boots < 2) return;
+    std::vector<std::vector<double>> groups;
+    for (const auto& [id, runs] : d.by_boot) {
+        groups.push_back(runs);
+        s.boot_holds_two_runs = s.boot_holds_two_runs || runs.size() >= 2;
+    }
+    s.between_boot_sd = stats::variance_components(groups).between_sd;
 }
 
 // The unit values (logs): every session, or each run's (round's) mean.
@@ -89,6 +102,7 @@ SideSummary summarize(const std::string& label, const SideData& d, Unit u) {
     s.within_sd = by_session.within_sd;
     s.between_session_sd = by_session.between_sd;
     if (u != Unit::Session) s.between_run_sd = stats::variance_components(d.runs).between_sd;
+    boot_level(s, d);
     std::vector<double> sizes;
     for (const auto& x : d.sessions) sizes.push_back(double(x.size()));
     if (!sizes.empty()) s.repeats = size_t(stats::median(sizes));
@@ -178,7 +192,7 @@ ByTest collect(const std::vector<std::vector<RunReport>>& sides, const std::vect
             for (const auto& rep : sides[k]) {
                 auto it = std::find_if(rep.results.begin(), rep.results.end(),
                                        [&](const auto& t) { return t.name == name; });
-                add(v[k], it == rep.results.end() ? nullptr : &*it);
+                add(v[k], it == rep.results.end() ? nullptr : &*it, rep.provenance.boot_id);
             }
     }
     return by;

@@ -35,6 +35,13 @@ struct SideSummary {
     // Log-scale SDs of each level (about the relative spread): repeats within
     // a session, sessions, and (Unit::Run) runs. NaN where a level has one value.
     double within_sd = kNaN, between_session_sd = kNaN, between_run_sd = kNaN;
+    // Between boots (provenance boot ids), when the side's saved runs span two
+    // or more: the SD of the boot means of the runs' log medians, with the
+    // runs-within-a-boot share taken out. A reported level, never the unit.
+    double between_boot_sd = kNaN;
+    size_t boots = 0;                  // distinct boot ids among the runs (0: none recorded)
+    bool boot_holds_two_runs = false;  // else runs and boots cannot be told apart
+
     size_t repeats = 0;                // typical repeats per session
     std::vector<uint64_t> batch_sizes; // distinct batch sizes seen, sorted
     std::string status;                // the worst over every session

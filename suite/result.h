@@ -103,6 +103,13 @@ struct TestResult {
     double wall_seconds = 0;
 };
 
+// A result read from another tool's output (exitbench import), not measured here.
+struct ImportSource {
+    std::string source;  // the tool, e.g. "kvm-unit-tests"
+    std::string file;    // as named when imported
+    std::string sha256;  // of the file's bytes
+};
+
 // Where and when a run happened, so saved results can be told apart later.
 // Empty in results read from schema versions 1 and 2, which lacked it.
 struct Provenance {
@@ -111,6 +118,9 @@ struct Provenance {
     std::vector<std::string> argv;   // the command line, as given
     std::string git_describe;        // of the source tree it was built from; empty if not from git
     std::string boot_id;             // /proc/sys/kernel/random/boot_id: tells boots apart
+    // Set on an imported run: then timestamp and argv are the import's, and
+    // host, boot and environment are unknown (empty).
+    std::optional<ImportSource> imported = {};
 };
 
 struct RunReport {

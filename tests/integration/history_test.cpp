@@ -159,3 +159,31 @@ TEST_F(History, ParallelRunsAllSave) {
     auto list = run_cli({"history", "list", "--db", db});
     EXPECT_EQ(lines(list.out), size_t(kWriters + 1)) << list.out;
 }
+
+TEST_F(History, LiveCompareSavesEachConfigurationAsARun) {
+    REQUIRE_KVM();
+    auto db = temp_path("h.db");
+    auto cmp = run_cli({"compare", "cpuid", "--a", "", "--b", "--guest-efer nx=off", "--rounds", "3", "-n", "64",
+                        "-r", "2", "--no-baseline", "--db", db, "--label", "nx"});
+    ASSERT_EQ(cmp.rc, 0) << cmp.err;
+    EXPECT_NE(cmp.err.find("saved as run 1"), std::string::npos) << cmp.err;
+    EXPECT_NE(cmp.err.find("saved as run 2"), std::string::npos) << cmp.err;
+    auto list = run_cli({"history", "list", "--db", db, "--label", "nx/B"});
+    ASSERT_EQ(list.rc, 0) << list.err;
+    EXPECT_EQ(std::count(list.out.begin(), list.out.end(), '\n'), 2) << list.out;  // header and run 2
+    auto ex = run_cli({"history", "export", "2", "--json", "--db", db});
+    auto rep = report::from_json(nlohmann::json::parse(ex.out));
+    EXPECT_EQ(find(rep, "cpuid").sessions.size(), 3u);  // one session per round
+    EXPECT_EQ(rep.settings.sessions, 3u);
+    // Saved, the rounds compare as sessions (their pairing is not kept).
+    auto again = run_cli({"compare", "label:nx/A", "label:nx/B", "--db", db});
+    ASSERT_EQ(again.rc, 0) << again.err;
+    EXPECT_NE(again.out.find("unit of analysis: the session"), std::string::npos) << again.out;
+    // Saved results are not saved again; --no-save with --label is refused.
+    EXPECT_EQ(run_cli({"compare", "run:1", "run:2", "--db", db, "--label", "x"}).rc, 2);
+    EXPECT_EQ(run_cli({"compare", "cpuid", "--a", "", "--b", "", "--no-save", "--label", "x"}).rc, 2);
+    auto none = run_cli({"compare", "cpuid", "--a", "", "--b", "", "--rounds", "2", "-n", "64", "-r", "2",
+                         "--no-baseline", "--no-save"});
+    ASSERT_EQ(none.rc, 0) << none.err;
+    EXPECT_EQ(none.err.find("saved as run"), std::string::npos) << none.err;
+}

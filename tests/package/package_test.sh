@@ -20,7 +20,7 @@ echo "cmake --install: $(cd "$tmp/prefix" && find . -type f | wc -l) files"
 (cd "$tmp" && cpack -G DEB --config "$build/CPackConfig.cmake" -B "$tmp/deb" >/dev/null)
 deb=$(ls "$tmp"/deb/*.deb)
 depends=$(dpkg-deb -f "$deb" Depends)
-for lib in libfmt libtracefs libtraceevent libsqlite3 libstdc++; do
+for lib in libfmt libtracefs libtraceevent libsqlite3 libssl libstdc++; do
     grep -q "$lib" <<<"$depends" || fail "Depends lacks $lib: $depends"
 done
 contents=$(dpkg-deb -c "$deb")  # into a variable: grep -q on a pipe would SIGPIPE it under pipefail

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Validates real `exitbench run --json` output against report/exitbench-run.schema.json.
 
-Usage: validate_run.py EXITBENCH SCHEMA. Exits 77 (ctest's skip) when
+Usage: validate_run.py EXITBENCH SCHEMA [KUT_LOG]. With KUT_LOG, a real
+vmexit.flat log imported with `import kut` is validated as well. Exits 77 (ctest's skip) when
 python3-jsonschema or /dev/kvm is absent, saying which.
 """
 import json
@@ -41,10 +42,7 @@ def main():
                 return 1
             with open(out) as f:
                 doc = json.load(f)
-            errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.path))
-            for e in errors:
-                print(f"FAIL: {name}: {'/'.join(map(str, e.path))}: {e.message}")
-            if errors:
+            if not valid(validator, name, doc):
                 return 1
             # The schema must reject what the reader rejects, or it checks nothing.
             doc["provenance"].pop("boot_id")
@@ -52,7 +50,33 @@ def main():
                 print(f"FAIL: {name}: the schema accepts a result without provenance.boot_id")
                 return 1
             print(f"ok: {name}: {len(doc['results'])} results valid against {os.path.basename(schema_path)}")
+        if len(sys.argv) > 3 and not imported_valid(exitbench, validator, sys.argv[3], tmp):
+            return 1
     return 0
+
+
+def valid(validator, name, doc):
+    errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.path))
+    for e in errors:
+        print(f"FAIL: {name}: {'/'.join(map(str, e.path))}: {e.message}")
+    return not errors
+
+
+def imported_valid(exitbench, validator, log, tmp):
+    db = os.path.join(tmp, "h.db")
+    for args in (["import", "kut", log], ["history", "export", "1", "--json"]):
+        proc = subprocess.run([exitbench, *args, "--db", db], capture_output=True, text=True, timeout=60)
+        if proc.returncode != 0:
+            print(f"FAIL: exitbench {' '.join(args)} exited {proc.returncode}: {proc.stderr.strip()}")
+            return False
+    doc = json.loads(proc.stdout)
+    if not valid(validator, "imported", doc):
+        return False
+    if doc["provenance"]["imported"] is None:
+        print("FAIL: imported: provenance.imported is null")
+        return False
+    print(f"ok: imported {os.path.basename(log)}: {len(doc['results'])} results valid")
+    return True
 
 
 if __name__ == "__main__":

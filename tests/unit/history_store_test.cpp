@@ -188,3 +188,25 @@ TEST_F(HistoryStore, ConcurrentWritersAllSucceed) {
     Store st(path, Store::Mode::ReadOnly);
     EXPECT_EQ(st.list({}).size(), size_t(kWriters * kRuns));
 }
+
+TEST_F(HistoryStore, ImportedRunsKeepTheirSourceAndOldStoresMigrate) {
+    auto path = temp_path("h.db");
+    {
+        Store st(path, Store::Mode::ReadWrite);
+        st.save(report_at("2026-12-01T07:00:00Z"), "mine", "");
+    }
+    // A store as schema version 1 left it: no source column.
+    raw_sql(path, "ALTER TABLE runs DROP COLUMN source; PRAGMA user_version = 1");
+    Store st(path, Store::Mode::ReadWrite);
+    auto imported = report_at("2026-12-01T08:00:00Z", "");
+    imported.provenance.imported = suite::ImportSource{"kvm-unit-tests", "serial.log", std::string(64, 'a')};
+    auto id = st.save(imported, "kut", "");
+    EXPECT_EQ(st.run(1)->source, "");
+    EXPECT_EQ(st.run(id)->source, "kvm-unit-tests");
+    auto back = report::from_json(nlohmann::json::parse(*st.result_json(id)));
+    ASSERT_TRUE(back.provenance.imported);
+    EXPECT_EQ(back.provenance.imported->file, "serial.log");
+    // --against last never pairs an imported run with a measured one.
+    auto again = report_at("2026-12-01T09:00:00Z", "");
+    EXPECT_FALSE(st.previous_like(st.save(again, "", "")));
+}

@@ -122,11 +122,20 @@ TEST(Json, ProvenanceRoundTripsAndIsEmptyBeforeVersionThree) {
     auto r = sample_report();
     r.provenance = {"2026-12-01T07:00:00Z", "host1", {"exitbench", "run", "--label", "a b"}, "v0.1-2-gabc", "b-1"};
     auto j = report::to_json(r);
-    EXPECT_EQ(j["schema_version"], 3);
+    EXPECT_EQ(j["schema_version"], 4);
     auto back = report::from_json(j);
     EXPECT_EQ(back.provenance.timestamp_utc, "2026-12-01T07:00:00Z");
     EXPECT_EQ(back.provenance.argv, r.provenance.argv);
     EXPECT_EQ(back.provenance.boot_id, "b-1");
+    EXPECT_FALSE(back.provenance.imported);
+
+    // Version 3 had no "imported": it reads as measured.
+    auto v3doc = j;
+    v3doc["schema_version"] = 3;
+    v3doc["provenance"].erase("imported");
+    EXPECT_FALSE(report::from_json(v3doc).provenance.imported);
+    j["provenance"].erase("imported");  // version 4 without it is malformed
+    EXPECT_THROW(report::from_json(j), std::runtime_error);
 
     j["schema_version"] = 2;
     j.erase("provenance");

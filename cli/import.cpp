@@ -1,0 +1,109 @@
+#include "cli/import.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+
+#include "cli/app.h"
+#include "cli/errors.h"
+#include "cli/history.h"
+#include "cli/run.h"
+#include "history/store.h"
+#include "report/kut_import.h"
+#include "report/sanitize.h"
+#include "report/sha256.h"
+
+#ifndef EB_VERSION
+#define EB_VERSION "dev"
+#endif
+
+namespace eb::cli {
+
+namespace {
+
+// The whole file, refusing what cannot be a vmexit.flat log before reading it.
+std::string read_input(const std::string& path) {
+    std::error_code ec;
+    auto st = std::filesystem::status(path, ec);
+    if (ec || !std::filesystem::exists(st)) throw UsageError(fmt::format("cannot read {}: no such file", path));
+    if (!std::filesystem::is_regular_file(st)) throw UsageError(fmt::format("{}: not a regular file", path));
+    auto size = std::filesystem::file_size(path, ec);
+    if (!ec && size > report::kKutMaxBytes)
+        throw UsageError(fmt::format("{}: {} bytes is too big for a vmexit.flat log (at most {} MiB)", path, size,
+                                     report::kKutMaxBytes >> 20));
+    std::ifstream f(path, std::ios::binary);
+    if (!f) throw UsageError(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+    std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    if (f.bad()) throw UsageError(fmt::format("cannot read {}: I/O error", path));
+    return text;
+}
+
+// Host, boot and environment belong to the machine that ran the other tool,
+// which the file does not name: they stay empty rather than borrow this host's.
+suite::RunReport imported_run(const std::string& path, const std::vector<std::string>& argv) {
+    std::string text = read_input(path);
+    report::KutOutput parsed;
+    try {
+        parsed = report::parse_kut(text);
+    } catch (const report::KutFormatError& e) {
+        throw UsageError(fmt::format("{}: {}", path, e.what()));
+    }
+    auto rep = report::kut_report(parsed, {path, report::sha256_hex(text)});
+    auto imported = rep.provenance.imported;
+    rep.provenance = capture_provenance(argv);
+    rep.provenance.hostname.clear();
+    rep.provenance.boot_id.clear();
+    rep.provenance.imported = imported;
+    rep.tool_version = EB_VERSION;
+    rep.host.cpu_model = "unknown (imported)";
+    return rep;
+}
+
+std::string summary(const suite::RunReport& r) {
+    size_t skipped = 0, measured = 0;
+    for (const auto& t : r.results) (t.status == suite::Status::Skipped ? skipped : measured) += 1;
+    return fmt::format("{} test{} with a figure, {} skipped", measured, measured == 1 ? "" : "s", skipped);
+}
+
+} // namespace
+
+ImportCommands add_import_commands(CLI::App& app, ImportArgs& a) {
+    ImportCommands c;
+    c.import = app.add_subcommand("import", "save another tool's results to the history, marked as imported");
+    c.import->require_subcommand(1);
+    c.import->fallthrough();
+    c.kut = c.import->add_subcommand("kut", "kvm-unit-tests vmexit.flat output: its 'name cycles' lines, a "
+                                           "run_tests.sh log (logs/*.log) or a serial console log; one run per file");
+    c.kut->add_option("files", a.files, "vmexit.flat output files")->required();
+    c.kut->add_option("--db", a.db, "the history database (default $XDG_DATA_HOME/exitbench/history.db)");
+    c.kut->add_option("--label", a.label, "file the imported runs under this label");
+    c.kut->add_option("--note", a.note, "a note saved with each imported run");
+    for (auto* sub : {c.import, c.kut}) sub->allow_extras(false);
+    return c;
+}
+
+int cmd_import(const ImportCommands&, const ImportArgs& a) {
+    // Every file is read and checked before any is saved: a bad one saves nothing.
+    std::vector<suite::RunReport> runs;
+    for (const auto& f : a.files) runs.push_back(imported_run(f, a.argv));
+    std::string path = db_path(a.db);
+    std::string out;
+    try {
+        history::Store st(path, history::Store::Mode::ReadWrite);
+        for (size_t i = 0; i < runs.size(); ++i) {
+            auto id = st.save(runs[i], a.label, a.note);
+            out += report::printable(fmt::format("imported {} as run {} ({}; kvm-unit-tests, sha256 {})", a.files[i],
+                                                 id, summary(runs[i]), runs[i].provenance.imported->sha256)) + "\n";
+        }
+    } catch (const history::StoreError& e) {
+        write_stdout(out);
+        throw UsageError(e.what());
+    }
+    out += fmt::format("saved in {}; compare them with: exitbench compare run:ID run:ID (or label:NAME)\n", path);
+    write_stdout(out);
+    return kOk;
+}
+
+} // namespace eb::cli

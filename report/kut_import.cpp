@@ -1,0 +1,110 @@
+#include "report/kut_import.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <fmt/format.h>
+
+#include "suite/registry.h"
+
+namespace eb::report {
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+    return s;
+}
+
+// Refuses what is not a text log: NUL bytes or mostly control bytes.
+void require_text(std::string_view text) {
+    if (text.empty()) throw KutFormatError("empty file: no vmexit.flat output in it");
+    if (text.size() > kKutMaxBytes)
+        throw KutFormatError(fmt::format("{} bytes is too big for a vmexit.flat log (at most {} MiB)", text.size(),
+                                         kKutMaxBytes >> 20));
+    if (auto nul = text.find('\0'); nul != std::string_view::npos)
+        throw KutFormatError(fmt::format("binary data (a NUL byte at offset {}), not a vmexit.flat log", nul));
+    size_t control = std::count_if(text.begin(), text.end(), [](char c) {
+        auto u = static_cast<unsigned char>(c);
+        return u < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\x1b';
+    });
+    if (control * 10 > text.size())
+        throw KutFormatError("binary data (mostly control bytes), not a vmexit.flat log");
+}
+
+// "name 1234" or "name (skipped)" at the start of a line, name a vmexit.flat
+// test. Indented lines ("  ipi ipi 123", the IPI receiver's figures) and
+// anything else are not results.
+std::optional<KutLine> result_line(std::string_view raw, size_t lineno) {
+    if (raw.empty() || raw.front() == ' ' || raw.front() == '\t') return std::nullopt;
+    auto s = trim(raw);
+    auto sp = s.find_first_of(" \t");
+    if (sp == std::string_view::npos) return std::nullopt;
+    auto name = s.substr(0, sp);
+    auto value = trim(s.substr(sp));
+    const auto* spec = suite::find_test(name);
+    if (!spec || spec->internal || value.find_first_of(" \t") != std::string_view::npos) return std::nullopt;
+    if (value == "(skipped)") return KutLine{spec->name, std::nullopt, lineno};
+    bool numeric = !value.empty() && std::all_of(value.begin() + (value.front() == '-'), value.end(), ::isdigit) &&
+                   value != "-";
+    if (!numeric) return std::nullopt;
+    int64_t v = 0;
+    auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    if (ec != std::errc() || end != value.data() + value.size() || v < 0 || v > kKutMaxCycles)
+        throw KutFormatError(fmt::format("line {}: '{}' is not a cycle count vmexit.flat prints (0 to {})", lineno,
+                                         std::string(value.substr(0, 40)), kKutMaxCycles));
+    return KutLine{spec->name, v, lineno};
+}
+
+} // namespace
+
+KutOutput parse_kut(std::string_view text) {
+    require_text(text);
+    KutOutput out;
+    size_t lineno = 0;
+    for (size_t at = 0; at < text.size();) {
+        size_t nl = text.find('\n', at);
+        if (nl == std::string_view::npos) nl = text.size();
+        ++lineno;
+        if (auto r = result_line(text.substr(at, nl - at), lineno)) out.tests.push_back(std::move(*r));
+        else ++out.other_lines;
+        at = nl + 1;
+    }
+    if (out.tests.empty())
+        throw KutFormatError(fmt::format("no vmexit.flat result line ('NAME CYCLES' or 'NAME (skipped)', NAME a "
+                                         "vmexit.flat test) among its {} lines", lineno));
+    return out;
+}
+
+suite::RunReport kut_report(const KutOutput& k, const KutSource& src) {
+    suite::RunReport r;
+    r.provenance.imported = suite::ImportSource{"kvm-unit-tests", src.file, src.sha256};
+    r.settings.sessions = 1;
+    r.settings.repeats = 1;
+    r.settings.baseline = false;
+    for (const auto& line : k.tests) {
+        auto it = std::find_if(r.results.begin(), r.results.end(), [&](const auto& t) { return t.name == line.name; });
+        if (it == r.results.end()) {
+            r.results.push_back({.name = line.name});
+            it = r.results.end() - 1;
+            it->exits.kind = "unknown";
+            it->exits.source = "kvm-unit-tests";
+            it->exits.note = "imported from kvm-unit-tests: its exits are not verified";
+        }
+        if (!line.cycles) {
+            if (it->sessions.empty()) {
+                it->status = suite::Status::Skipped;
+                it->detail = fmt::format("vmexit.flat printed '{} (skipped)' (line {})", line.name, line.line);
+            }
+            continue;
+        }
+        it->status = suite::Status::Unverified;
+        it->detail.clear();
+        if (it->sessions.empty()) it->sessions.push_back({});
+        it->sessions[0].samples.push_back(double(*line.cycles));
+    }
+    return r;
+}
+
+} // namespace eb::report

@@ -1,0 +1,52 @@
+// kvm-unit-tests' vmexit.flat output, read back: its "name cycles" and
+// "name (skipped)" lines, on their own, in a run_tests.sh log (logs/*.log) or
+// in a serial console log with other lines around them.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "suite/result.h"
+
+namespace eb::report {
+
+// A file that holds no usable vmexit.flat result; the message is one line.
+struct KutFormatError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct KutLine {
+    std::string name;               // exitbench's name (aliases resolved), as vmexit.flat's
+    std::optional<int64_t> cycles;  // nullopt: "(skipped)"
+    size_t line = 0;                // 1-based, in the file
+};
+
+struct KutOutput {
+    std::vector<KutLine> tests;     // in file order
+    size_t other_lines = 0;         // lines that are not results (banners, QEMU's command line)
+};
+
+// vmexit.flat prints cycles with %d: a result above this is not one it printed.
+inline constexpr int64_t kKutMaxCycles = 2147483647;
+// A console log bigger than this is not a vmexit.flat log.
+inline constexpr size_t kKutMaxBytes = 64u << 20;
+
+// Throws KutFormatError for an empty or binary file, a file with no result
+// line, or a result whose number vmexit.flat cannot have printed.
+KutOutput parse_kut(std::string_view text);
+
+// Where an import came from, kept in the result's provenance.
+struct KutSource {
+    std::string file;    // as named on the command line
+    std::string sha256;  // of its bytes
+};
+
+// One run: each test one session of one sample (a name seen again in the same
+// file adds a repeat to that session, as it ran in the same VM). Skipped
+// lines are skipped results. Provenance other than `imported` is left to the caller.
+suite::RunReport kut_report(const KutOutput& k, const KutSource& src);
+
+} // namespace eb::report

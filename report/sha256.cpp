@@ -1,0 +1,22 @@
+#include "report/sha256.h"
+
+#include <openssl/evp.h>
+#include <stdexcept>
+
+namespace eb::report {
+
+std::string sha256_hex(std::string_view data) {
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    if (EVP_Digest(data.data(), data.size(), digest, &n, EVP_sha256(), nullptr) != 1)
+        throw std::runtime_error("SHA-256 failed (OpenSSL's EVP_Digest)");
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string hex;
+    for (unsigned int i = 0; i < n; ++i) {
+        hex += kHex[digest[i] >> 4];
+        hex += kHex[digest[i] & 0xf];
+    }
+    return hex;
+}
+
+} // namespace eb::report

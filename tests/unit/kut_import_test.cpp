@@ -1,0 +1,150 @@
+// Reading kvm-unit-tests' vmexit.flat output back: real logs made on this
+// machine (tests/fixtures/kut/), and hostile files.
+#include <fstream>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "report/json.h"
+#include "report/kut_import.h"
+#include "report/sha256.h"
+
+using namespace eb;
+using report::KutFormatError;
+using report::parse_kut;
+
+namespace {
+
+std::string fixture(const std::string& name) {
+    std::ifstream f(std::string(EB_FIXTURES) + "/kut/" + name, std::ios::binary);
+    EXPECT_TRUE(f) << name;
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+// The one-line reason parse_kut gives, or "" when it accepts the text.
+std::string refusal(std::string_view text) {
+    try {
+        parse_kut(text);
+        return "";
+    } catch (const KutFormatError& e) {
+        std::string why = e.what();
+        EXPECT_EQ(why.find('\n'), std::string::npos) << why;
+        return why;
+    }
+}
+
+} // namespace
+
+TEST(Sha256, MatchesTheStandardsTestVectors) {
+    EXPECT_EQ(report::sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    EXPECT_EQ(report::sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    EXPECT_EQ(report::sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+              "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    EXPECT_EQ(report::sha256_hex(std::string(1000000, 'a')),
+              "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+TEST(KutImport, ReadsRawLinesAndSkips) {
+    auto k = parse_kut("cpuid 1519\ninl_from_qemu 12043\r\nipi (skipped)\n");
+    ASSERT_EQ(k.tests.size(), 3u);
+    EXPECT_EQ(k.tests[0].name, "cpuid");
+    EXPECT_EQ(k.tests[0].cycles, 1519);
+    EXPECT_EQ(k.tests[1].cycles, 12043);
+    EXPECT_FALSE(k.tests[2].cycles);
+    EXPECT_EQ(k.tests[2].line, 3u);
+    EXPECT_EQ(k.other_lines, 0u);
+}
+
+TEST(KutImport, IgnoresOtherLinesAndTheIpiReceiversIndentedFigures) {
+    auto k = parse_kut("enabling apic\nPM timer port is 608\nipi 5000\n  ipi ipi 900\n  eoi ipi 100\n"
+                       "cpuid abc\ncpuid 1 2\nnot_a_test 123\n");
+    ASSERT_EQ(k.tests.size(), 1u);
+    EXPECT_EQ(k.tests[0].name, "ipi");
+    EXPECT_EQ(k.other_lines, 7u);
+}
+
+TEST(KutImport, ResolvesAliasesToExitbenchNames) {
+    auto k = parse_kut("inl_from_user 11000\n");
+    ASSERT_EQ(k.tests.size(), 1u);
+    EXPECT_EQ(k.tests[0].name, "inl_from_qemu");
+}
+
+TEST(KutImport, RefusesHostileFilesWithOneLine) {
+    EXPECT_NE(refusal("").find("empty"), std::string::npos);
+    EXPECT_NE(refusal("hello\nworld\n").find("no vmexit.flat result line"), std::string::npos);
+    EXPECT_NE(refusal(std::string("cpuid 12\0\x01\x02", 10)).find("binary"), std::string::npos);
+    std::string junk;
+    for (int i = 0; i < 4096; ++i) junk += char((i * 7919) % 31 + 1);
+    EXPECT_NE(refusal(junk).find("binary"), std::string::npos);
+    EXPECT_NE(refusal("cpuid 99999999999999999999999\n").find("line 1"), std::string::npos);
+    EXPECT_NE(refusal("x\ncpuid 2147483648\n").find("line 2"), std::string::npos);
+    EXPECT_NE(refusal("cpuid -12\n").find("not a cycle count"), std::string::npos);  // %d wrapped around
+    EXPECT_EQ(refusal("cpuid 2147483647\n"), "");
+    EXPECT_NE(refusal(std::string(report::kKutMaxBytes + 1, 'a')).find("too big"), std::string::npos);
+}
+
+TEST(KutImport, ReportHasOneSamplePerTestAndItsSource) {
+    auto k = parse_kut("cpuid 1519\nipi (skipped)\ncpuid 1530\n");
+    auto r = report::kut_report(k, {"serial.log", report::sha256_hex("x")});
+    ASSERT_EQ(r.results.size(), 2u);
+    EXPECT_EQ(r.results[0].status, suite::Status::Unverified);
+    ASSERT_EQ(r.results[0].sessions.size(), 1u);  // the same VM: repeats of one session, not two
+    EXPECT_EQ(r.results[0].sessions[0].samples, (std::vector<double>{1519, 1530}));
+    EXPECT_EQ(r.results[1].status, suite::Status::Skipped);
+    EXPECT_TRUE(r.results[1].sessions.empty());
+    ASSERT_TRUE(r.provenance.imported);
+    EXPECT_EQ(r.provenance.imported->source, "kvm-unit-tests");
+    // It survives the result JSON, with its unknown TSC frequency.
+    auto back = report::from_json(report::to_json(r));
+    ASSERT_TRUE(back.provenance.imported);
+    EXPECT_EQ(back.provenance.imported->file, "serial.log");
+    EXPECT_EQ(back.host.tsc_mhz, 0);
+    EXPECT_TRUE(report::to_json(r)["results"][0]["summary"]["ns"].is_null());
+}
+
+TEST(KutImport, AMeasuredRunMustStillHaveATscFrequency) {
+    auto r = report::kut_report(parse_kut("cpuid 1\n"), {"f", "0"});
+    auto j = report::to_json(r);
+    j["provenance"]["imported"] = nullptr;
+    EXPECT_THROW(report::from_json(j), std::runtime_error);
+}
+
+// vmexit.flat under QEMU with KVM on this machine: -serial stdio, CRLF line ends.
+TEST(KutImport, ReadsARealSerialConsoleLog) {
+    auto text = fixture("vmexit-serial.log");
+    ASSERT_NE(text.find("\r\n"), std::string::npos);  // as QEMU's serial port wrote it
+    auto k = parse_kut(text);
+    std::vector<std::string> names;
+    for (const auto& t : k.tests) names.push_back(t.name);
+    EXPECT_EQ(names, (std::vector<std::string>{"cpuid", "mov_from_cr8", "mov_to_cr8", "inl_from_pmtimer",
+                                               "inl_from_qemu", "inl_from_kernel", "outl_to_kernel", "ipi"}));
+    EXPECT_EQ(k.tests[0].cycles, 37234);
+    EXPECT_FALSE(k.tests.back().cycles);  // one vCPU: "ipi (skipped)"
+    EXPECT_EQ(k.other_lines, 8u);         // the banner lines and "PM timer port is 608"
+    // The bare lines of the same run read the same.
+    auto bare = parse_kut(fixture("vmexit-lines.txt"));
+    ASSERT_EQ(bare.tests.size(), k.tests.size());
+    for (size_t i = 0; i < k.tests.size(); ++i) {
+        EXPECT_EQ(bare.tests[i].name, k.tests[i].name);
+        EXPECT_EQ(bare.tests[i].cycles, k.tests[i].cycles);
+    }
+}
+
+// kvm-unit-tests' run_tests.sh logs (logs/*.log): its command line, QEMU's
+// warnings, the guest's output; vmexit_ipi also has the receiver's indented line.
+TEST(KutImport, ReadsRealRunTestsLogs) {
+    auto cpuid = parse_kut(fixture("vmexit_cpuid.log"));
+    ASSERT_EQ(cpuid.tests.size(), 1u);
+    EXPECT_EQ(cpuid.tests[0].name, "cpuid");
+    EXPECT_EQ(cpuid.tests[0].cycles, 38002);
+    auto ipi = parse_kut(fixture("vmexit_ipi.log"));
+    ASSERT_EQ(ipi.tests.size(), 1u);  // "  ipi ipi 326641" is the receiver's figure, not a result
+    EXPECT_EQ(ipi.tests[0].name, "ipi");
+    EXPECT_EQ(ipi.tests[0].cycles, 418475);
+    auto pm = parse_kut(fixture("vmexit_inl_pmtimer.log"));
+    ASSERT_EQ(pm.tests.size(), 1u);
+    EXPECT_EQ(pm.tests[0].name, "inl_from_pmtimer");
+    EXPECT_EQ(pm.tests[0].line, 11u);
+}
