@@ -261,7 +261,10 @@ void add_run_options(CLI::App& run, RunArgs& ra) {
     run.add_option("--pin", ra.pin, "host CPU per vCPU, e.g. 0,1 or 2-5, or 'auto'");
     run.add_option("--apic", ra.apic, "APIC mode: auto (x2APIC when offered, as KUT), xapic, x2apic");
     run.add_option("--json", ra.json, "write the full result as JSON to FILE");
-    run.add_option("--format", ra.format, "stdout format: table, kut or json");
+    run.add_option("--format", ra.format,
+                   "stdout format: table, kut or json. kut prints \"name cycles\" lines as vmexit.flat "
+                   "does, but the figure is the median over the repeats (the geometric mean of the session "
+                   "medians with --sessions > 1), where vmexit.flat prints its last measurement");
     run.add_option("--watchdog", ra.watchdog, "declare a guest hung after this long without progress (default 3s)");
     run.add_flag("--no-baseline", ra.no_baseline, "do not add the baseline test");
     run.add_option("--guest-msr", ra.guest_msrs, "MSR=VALUE the guest writes first (repeatable), e.g. spec_ctrl=0x401");
