@@ -53,8 +53,14 @@ std::string profile_section(const suite::RunReport& r) {
         if (!t.host_profile) continue;
         const auto& p = *t.host_profile;
         if (out.empty()) out = "  host side (kvm_exit -> kvm_entry) of each test's most frequent exit:\n";
+        std::string harness;
+        if (p.harness_exits)
+            harness = p.harness_mean_ns > 0
+                          ? fmt::format("{:<26} not counted: {} harness exits (ucall port I/O), mean {:.0f} ns\n", "",
+                                        p.harness_exits, p.harness_mean_ns)
+                          : fmt::format("{:<26} not counted: {} harness exits (ucall port I/O)\n", "", p.harness_exits);
         if (!p.note.empty()) {
-            out += fmt::format("  {:<24} {}\n", t.name, p.note);
+            out += fmt::format("  {:<24} {}\n", t.name, p.note) + harness;
             continue;
         }
         std::string trip = "-";
@@ -65,7 +71,7 @@ std::string profile_section(const suite::RunReport& r) {
             trip = fmt::format("round trip {:.0f} ns, so entry+exit transitions ~{:.0f} ns", rt_ns, rt_ns - p.mean_ns);
         }
         out += fmt::format("  {:<24} {} x{:.2f}/iter: mean {:.0f} ns, p50 {:.0f}, p99 {:.0f}; {}\n", t.name, p.reason,
-                           p.per_iter, p.mean_ns, p.p50_ns, p.p99_ns, trip);
+                           p.per_iter, p.mean_ns, p.p50_ns, p.p99_ns, trip) + harness;
     }
     return out;
 }

@@ -65,6 +65,10 @@ struct HostProfile {
     double mean_ns = 0, p50_ns = 0, p99_ns = 0;
     std::string note;            // why there is no latency, when there is none
 };
+    // The harness's own exits in the window (ucall port I/O at batch
+    // boundaries), left out of the figures above.
+    uint64_t harness_exits = 0;
+    double harness_mean_ns = 0;  // 0 when they were not timed
 
 // What the guest read back after the knobs were applied (vCPU 0).
 struct GuestStateSeen {
