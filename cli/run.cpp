@@ -262,6 +262,7 @@ suite::RunReport execute(const kvm::System& sys, const RunPlan& plan, const std:
     rep.results = runner.run_all(
         plan.tests, interrupt, [&](const suite::TestResult& r) { shown.done(r); },
         [&](const suite::TestSpec& t) { shown.starting(t.name); });
+    suite::split_userspace_exits(rep);
     if (prof) prof->attribute(rep.results);
     else if (s.profile) ProfileSession::nothing_to_attribute(rep.results, rep.host);
     rep.interrupted = interrupt.load();

@@ -56,6 +56,13 @@ json host_profile_json(const std::optional<suite::HostProfile>& p) {
             {"harness_exits", p->harness_exits}, {"harness_mean_ns", p->harness_mean_ns}};
 }
 
+json userspace_split_json(const std::optional<suite::UserspaceSplit>& s) {
+    if (!s) return nullptr;
+    return {{"exits", s->exits}, {"vmm_p50_cycles", s->vmm_p50}, {"vmm_p99_cycles", s->vmm_p99},
+            {"vmm_mean_cycles", s->vmm_mean}, {"handler_mean_cycles", s->handler_mean},
+            {"exit_cycles", s->exit_cycles}, {"kernel_cycles", s->kernel_cycles}};
+}
+
 json guest_state_json(const suite::GuestStateSeen& g) {
     return {{"efer", g.efer ? json(*g.efer) : json(nullptr)}, {"msrs", g.msrs}, {"cpuid", g.cpuid}};
 }
@@ -131,6 +138,7 @@ json result_json(const suite::TestResult& t, const std::optional<double>& base,
             {"guest_state", guest_state_json(t.guest_state)},
             {"per_exit", per_exit_json(t, overhead)},
             {"host_profile", host_profile_json(t.host_profile)},
+            {"userspace_split", userspace_split_json(t.userspace_split)},
             {"wall_seconds", t.wall_seconds}};
 }
 
@@ -273,6 +281,15 @@ std::optional<suite::HostProfile> host_profile_from(const json& hp, int version)
     return p;
 }
 
+std::optional<suite::UserspaceSplit> userspace_split_from(const json& s) {
+    if (s.is_null()) return std::nullopt;
+    const char* w = "userspace_split";
+    return suite::UserspaceSplit{field<uint64_t>(s, "exits", w), field<double>(s, "vmm_p50_cycles", w),
+                                 field<double>(s, "vmm_p99_cycles", w), field<double>(s, "vmm_mean_cycles", w),
+                                 field<double>(s, "handler_mean_cycles", w), field<double>(s, "exit_cycles", w),
+                                 field<double>(s, "kernel_cycles", w)};
+}
+
 void guest_state_from(const json& g, suite::GuestStateSeen& s) {
     if (!member(g, "efer", "guest_state").is_null()) s.efer = field<uint64_t>(g, "efer", "guest_state");
     s.msrs = field<std::map<std::string, uint64_t>>(g, "msrs", "guest_state");
@@ -297,6 +314,7 @@ suite::TestResult result_from(const json& t, int version) {
     x.warnings = field<std::vector<std::string>>(t, "warnings", "a result");
     x.wall_seconds = field<double>(t, "wall_seconds", "a result");
     x.host_profile = host_profile_from(member(t, "host_profile", "a result"), version);
+    if (version >= 4) x.userspace_split = userspace_split_from(member(t, "userspace_split", "a result"));
     const json& pe = member(t, "per_exit", "a result");
     if (!pe.is_null()) x.per_exit_cycles = numbers<double>(pe, "samples_raw", "per_exit");
     guest_state_from(member(t, "guest_state", "a result"), x.guest_state);

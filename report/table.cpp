@@ -76,6 +76,23 @@ std::string profile_section(const suite::RunReport& r) {
     return out;
 }
 
+// The VMM's share of each userspace exit, and the kernel and hardware rest.
+std::string userspace_section(const suite::RunReport& r) {
+    std::string out;
+    for (const auto& t : r.results) {
+        if (!t.userspace_split) continue;
+        const auto& s = *t.userspace_split;
+        if (out.empty())
+            out = "  userspace exits, cycles per exit: the VMM (KVM_RUN return -> next KVM_RUN, host TSC) and the "
+                  "rest, the kernel and hardware round trip:\n";
+        out += fmt::format("  {:<24} VMM p50 {:.0f}, p99 {:.0f}, mean {:.0f} (handler {:.0f}); kernel+hardware "
+                           "{:.0f} of {:.0f}{}  (n={})\n",
+                           t.name, s.vmm_p50, s.vmm_p99, s.vmm_mean, s.handler_mean, s.kernel_cycles, s.exit_cycles,
+                           suite::baseline_cycles(r) && t.name != "baseline" ? " -baseline" : "", s.exits);
+    }
+    return out;
+}
+
 std::string header(const suite::RunReport& r) {
     const auto& h = r.host;
     const auto& s = r.settings;
@@ -134,7 +151,7 @@ struct Notes {
         line("unstable, CV above 5% across repeats (consider pinning with --cpu/--pin and an idle host)", unstable);
         line("too few repeats for a 95% interval of the median; it covers only", short_cover);
         line("outlier repeats (Tukey fences; kept in the figures)", outliers);
-        std::string out = per_exit_section(r) + profile_section(r);
+        std::string out = per_exit_section(r) + userspace_section(r) + profile_section(r);
         for (const auto& d : extra) out += d + "\n";
         for (const auto& d : details) out += d + "\n";
         for (const auto& [note, tests] : by_note) out += fmt::format("  {}: {}\n", fmt::join(tests, ", "), note);

@@ -57,6 +57,7 @@ void Session::accumulate(const Snapshot& from, const Snapshot& to) {
     obs_.irqs += to.irqs - from.irqs;
     obs_.user_hypercall += to.host.hypercall - from.host.hypercall;
     obs_.user_msr += to.host.msr - from.host.msr;
+    obs_.user_times += to.host.user_times - from.host.user_times;
     if (uint64_t n = to.ipi_lat_count - from.ipi_lat_count)
         ipi_latency_.push_back(double(to.ipi_lat_sum - from.ipi_lat_sum) / double(n));
     if (const auto& names = x_.kvm_stat_names())

@@ -255,3 +255,31 @@ TEST(Suite, AdaptiveBatchesReachTheTimeGoal) {
     EXPECT_GE(t.iterations, 64u);
     EXPECT_GT(batch_ms, 5 * 0.5);  // doubled until >= goal; allow timer noise
 }
+
+// A userspace exit's cost is split into the VMM's time and the kernel and
+// hardware rest; tests without userspace exits have no split.
+TEST(Suite, UserspaceExitsCarryTheVmmSplit) {
+    REQUIRE_KVM();
+    auto r = run_cli({"run", "inl_from_qemu", "inl_from_kernel", "--sessions", "1", "-r", "2", "-n", "200", "--no-save",
+                      "--format", "json"});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    auto doc = json::parse(r.out);
+    for (const auto& t : doc["results"]) {
+        const auto& s = t["userspace_split"];
+        if (t["name"] == "inl_from_kernel") {
+            EXPECT_TRUE(s.is_null()) << s;
+            continue;
+        }
+        if (t["name"] != "inl_from_qemu") continue;
+        ASSERT_FALSE(s.is_null()) << t;
+        EXPECT_EQ(s["exits"], 400);  // two measured batches of 200, one exit each
+        double p50 = s["vmm_p50_cycles"], p99 = s["vmm_p99_cycles"], mean = s["vmm_mean_cycles"];
+        EXPECT_GT(p50, 0);
+        EXPECT_GE(p99, p50);
+        EXPECT_LE(s["handler_mean_cycles"].get<double>(), mean);
+        EXPECT_NEAR(s["kernel_cycles"].get<double>() + mean, s["exit_cycles"].get<double>(), 1e-6);
+        EXPECT_LT(mean, s["exit_cycles"].get<double>());  // the VMM is part of the exit, not more
+    }
+    auto back = report::from_json(doc);
+    ASSERT_TRUE(find(back, "inl_from_qemu").userspace_split);
+}
