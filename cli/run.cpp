@@ -24,6 +24,7 @@
 #include "profile/record.h"
 #include "cli/profile_session.h"
 #include "cli/suggest.h"
+#include "cli/trace_verify.h"
 #include "env/host_env.h"
 #include "guest/abi.h"
 #include "report/file.h"
@@ -265,6 +266,17 @@ suite::RunReport execute(const kvm::System& sys, const RunPlan& plan, const std:
     suite::split_userspace_exits(rep);
     if (prof) prof->attribute(rep.results);
     else if (s.profile) ProfileSession::nothing_to_attribute(rep.results, rep.host);
+    prof.reset();  // its ftrace instance is gone before verification makes one
+    if (!interrupt.load()) {
+        auto vs = s;
+        vs.iterations = kTraceVerifyIterations;
+        vs.repeats = vs.sessions = 1;
+        vs.warmup = 0;
+        vs.per_exit = vs.profile = false;
+        suite::Runner verifier(sys, vmm::GuestImage::embedded(), ctx, vs, rep.host.tsc_mhz, plan.cpuid_edits);
+        verify_by_trace(rep.results, rep.host, [&](const suite::TestSpec& t) { return verifier.run(t, interrupt); },
+                        interrupt);
+    }
     rep.interrupted = interrupt.load();
     return rep;
 }

@@ -121,7 +121,7 @@ struct Notes {
     std::map<std::string, int> counts;
 
     void add(const suite::TestResult& t, double tsc_mhz) {
-        counts[suite::status_name(t.status)]++;
+        counts[suite::status_label(t)]++;
         for (const auto& c : t.host_checks) extra.push_back(fmt::format("  {}: {}", t.name, c));
         for (const auto& w : t.warnings) extra.push_back(fmt::format("  {}: warning: {}", t.name, w));
         if (!t.ipi_latency_cycles.empty()) {
@@ -179,7 +179,7 @@ std::string row(const suite::TestResult& t, size_t w, const std::optional<double
     }
     std::string irq = t.irqs_per_iter && *t.irqs_per_iter > 0 ? fmt::format("{:.2f}", *t.irqs_per_iter) : "-";
     return fmt::format(fmt::runtime(kRow), t.name, w, med, ci, cv, run, ns, net, exits_cell(t), irq,
-                       suite::status_name(t.status));
+                       suite::status_label(t));
 }
 
 class Table : public Exporter {

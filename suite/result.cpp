@@ -153,4 +153,9 @@ void split_userspace_exits(RunReport& r) {
     }
 }
 
+std::string status_label(const TestResult& t) {
+    if (t.status == Status::Ok && t.exits.source.rfind(kTraceSource, 0) == 0) return "ok (trace)";
+    return status_name(t.status);
+}
+
 } // namespace eb::suite

@@ -124,6 +124,7 @@ struct TestResult {
     std::optional<HostProfile> host_profile = {};
     std::optional<UserTimes> user_times = {};        // measured here; gone in results read back
     std::optional<UserspaceSplit> userspace_split = {};
+    std::vector<std::pair<int64_t, int64_t>> batch_windows = {};  // CLOCK_MONOTONIC, measured batches; not saved
     int64_t start_ns = 0, end_ns = 0;           // CLOCK_MONOTONIC window of the test
     uint64_t all_iterations = 0;                // every batch, warm-up included
     double wall_seconds = 0;
@@ -149,6 +150,11 @@ struct RunReport {
     std::vector<TestResult> results;
     bool interrupted = false;
 };
+
+// ExitCheck::source of exits verified through a kvm tracepoint.
+inline constexpr const char* kTraceSource = "trace: ";
+// "ok (trace)" for those, else status_name.
+std::string status_label(const TestResult& t);
 
 int severity(Status s);  // which status wins when sessions disagree: failures > skipped > ...
 

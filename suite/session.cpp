@@ -96,6 +96,7 @@ vmm::Action Session::on_batch_done(const abi::Mailbox& mb) {
     double cycles = static_cast<double>(mb.cycles);
     all_iterations_ += n_ * body_vcpus_;
     if (measuring_) {
+        windows_.emplace_back(batch_start_ns_, monotonic_ns());
         accumulate(prev_, snapshot());
         samples_.push_back(cycles / n_);
         if (settings_.per_exit) {
@@ -148,6 +149,7 @@ vmm::Action Session::on_ucall(const vmm::Access& a) {
     mb.iterations = n_;
     if (fixture_) fixture_->between_batches();
     prev_ = snapshot();  // the last thing before re-entry: the next batch starts now
+    batch_start_ns_ = monotonic_ns();
     return vmm::Action::Resume;
 }
 

@@ -1,5 +1,7 @@
 // Every registry test against /dev/kvm, with small iteration counts.
+#include <filesystem>
 #include <fstream>
+#include <unistd.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -282,4 +284,30 @@ TEST(Suite, UserspaceExitsCarryTheVmmSplit) {
     }
     auto back = report::from_json(doc);
     ASSERT_TRUE(find(back, "inl_from_qemu").userspace_split);
+}
+
+// Where the stats fd cannot count in-kernel exits, MSR and PIO tests are
+// verified through kvm_msr/kvm_pio over a separate batch, and the ftrace
+// instance is gone afterwards.
+TEST(Suite, TracepointsVerifyWhatTheStatsFdCannot) {
+    REQUIRE_KVM();
+    auto r = run_cli({"run", "rd_tsc_adjust_msr", "inl_from_kernel", "--sessions", "1", "-r", "2", "-n", "100",
+                      "--no-save", "--format", "json"});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    auto rep = report::from_json(json::parse(r.out));
+    bool tracefs = access("/sys/kernel/tracing/instances", W_OK) == 0;
+    for (const char* name : {"rd_tsc_adjust_msr", "inl_from_kernel"}) {
+        const auto& t = find(rep, name);
+        if (t.exits.source.rfind("KVM stats", 0) == 0) continue;  // hardware: the stats fd verified it
+        if (tracefs) {
+            EXPECT_EQ(suite::status_label(t), "ok (trace)") << name << ": " << t.exits.source << t.exits.note;
+            EXPECT_NEAR(*t.exits.measured, 1.0, 1e-9) << name;
+        } else {
+            EXPECT_EQ(t.status, suite::Status::Unverified) << name;
+            EXPECT_NE(t.exits.note.find("tracing is unavailable"), std::string::npos) << t.exits.note;
+        }
+    }
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator("/sys/kernel/tracing/instances", ec))
+        EXPECT_NE(e.path().filename().string().rfind("exitbench-" + std::to_string(r.pid), 0), 0u) << e.path();
 }
