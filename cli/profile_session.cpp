@@ -110,13 +110,12 @@ void ProfileSession::attribute(std::vector<suite::TestResult>& results) {
 }
 
 void ProfileSession::nothing_to_attribute(std::vector<suite::TestResult>& results, const vmm::HostFacts& host) {
+    suite::HostProfile hp;
+    hp.note = fmt::format("{}: kvm_exit/kvm_entry never fire on this backend, so there is nothing to attribute; "
+                          "nothing was recorded, the run was not slowed",
+                          host.backend_module.empty() ? vmm::backend_name(host.backend) : host.backend_module);
     for (auto& t : results)
-        if (suite::measured(t))
-            t.host_profile = suite::HostProfile{
-                .note = fmt::format("{}: kvm_exit/kvm_entry never fire on this backend, so there is nothing to "
-                                    "attribute; nothing was recorded, the run was not slowed",
-                                    host.backend_module.empty() ? vmm::backend_name(host.backend)
-                                                                : host.backend_module)};
+        if (suite::measured(t)) t.host_profile = hp;
 }
 
 void ProfileSession::poll() {

@@ -72,7 +72,7 @@ const std::vector<KutDifference> kDifferences = {
     {{"ple_round_robin"}, "one counter per vCPU on its own cache line; each waits for its own to move",
      "one shared token; each vCPU waits for its turn (token mod vCPUs)",
      "none with one vCPU (vmexit.flat's default); with more, every vCPU polls the one line here"},
-    {{"toggle_cr0_wp"}, "writes the constants PE|PG then PE|WP|PG (its CR0 has no other bit set)",
+    {{"toggle_cr0_wp"}, "writes the constants PE+PG then PE+WP+PG (its CR0 has no other bit set)",
      "clears and sets WP in the CR0 it boots with (PE MP ET NE WP PG)",
      "the same two CR0 writes, flipping only WP; the other bits differ but stay put"},
     {{"pci-mem"}, "finds QEMU's pci-testdev and runs each of its MMIO cases: a 1-byte write of 0xfa at "
