@@ -269,7 +269,8 @@ void visit_commands(const std::function<void(const CLI::App&)>& f) {
     Commands c;
     std::function<void(const CLI::App&)> walk = [&](const CLI::App& a) {
         f(a);
-        for (const CLI::App* sub : a.get_subcommands()) walk(*sub);
+        // Without a filter CLI11 lists only the subcommands that were parsed.
+        for (const CLI::App* sub : a.get_subcommands([](const CLI::App*) { return true; })) walk(*sub);
     };
     walk(c.app);
 }

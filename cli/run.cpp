@@ -140,6 +140,9 @@ void add_run_options(CLI::App& run, RunArgs& ra) {
                    "medians with --sessions > 1), where vmexit.flat prints its last measurement");
     run.add_option("--watchdog", ra.watchdog, "declare a guest hung after this long without progress (default 3s)");
     run.add_flag("--no-baseline", ra.no_baseline, "do not add the baseline test");
+    run.add_flag("--no-trace-verify", ra.no_trace_verify,
+                 "leave exits the stats fd cannot count unverified, instead of counting kvm_msr/kvm_pio/kvm_mmio "
+                 "over a separate batch per test");
     run.add_option("--guest-msr", ra.guest_msrs, "MSR=VALUE the guest writes first (repeatable), e.g. spec_ctrl=0x401");
     run.add_option("--guest-efer", ra.guest_efer, "guest EFER bits, e.g. nx=off or nx=on,sce=off");
     run.add_option("--cpuid", ra.cpuid, "CPUID edits for the guest: --cpuid=-x2apic,+rtm or --cpuid x2apic=off");
@@ -199,6 +202,7 @@ RunPlan plan_run(const RunArgs& a) {
         s.cpu = cpus[0];
     }
     s.baseline = !a.no_baseline;
+    s.trace_verify = !a.no_trace_verify;
     if (a.pin == "auto") {
         s.pin_auto = true;
     } else if (!a.pin.empty()) {
@@ -267,7 +271,7 @@ suite::RunReport execute(const kvm::System& sys, const RunPlan& plan, const std:
     if (prof) prof->attribute(rep.results);
     else if (s.profile) ProfileSession::nothing_to_attribute(rep.results, rep.host);
     prof.reset();  // its ftrace instance is gone before verification makes one
-    if (!interrupt.load()) {
+    if (!interrupt.load() && s.trace_verify) {
         auto vs = s;
         vs.iterations = kTraceVerifyIterations;
         vs.repeats = vs.sessions = 1;

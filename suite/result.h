@@ -56,6 +56,7 @@ struct RunSettings {
     bool baseline = true;
     bool per_exit = false;               // time every iteration on its own (vCPU 0)
     bool profile = false;                // record kvm tracepoints during the run (--profile)
+    bool trace_verify = true;            // verify through kvm tracepoints what the stats fd cannot (not saved)
 };
 
 // --profile: the host-side view of a test's exits, from kvm_exit -> kvm_entry.
