@@ -1,5 +1,6 @@
 // Prints how long exitbench takes: VMM start-up (open /dev/kvm to the guest's
-// first exit) and the wall time of a whole `exitbench run`.
+// first exit), the VMM's own cycles per userspace exit, and the wall time of
+// a whole `exitbench run`. `exitbench_bench vmm` prints only the VMM's cycles.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
+#include <string_view>
 #include <vector>
 
 #include "guest/abi.h"
@@ -86,6 +88,41 @@ void ab_resolution(const char* test, double target_pct, double budget_s) {
                    half, detectable);
 }
 
+// The VMM's handling of one userspace exit of each kind, from the run's own
+// host-side timestamps (KVM_RUN return -> next KVM_RUN).
+void vmm_handling() {
+    char dir[] = "/tmp/exitbench_bench_XXXXXX";
+    if (!mkdtemp(dir)) return;
+    std::string json = std::string(dir) + "/vmm.json";
+    const std::pair<const char*, const char*> kinds[] = {
+        {"pio", "inl_from_qemu"}, {"mmio", "mmio_from_user"}, {"msr", "rdmsr_to_user"}};
+    std::string cmd = fmt::format("{} run inl_from_qemu mmio_from_user rdmsr_to_user --sessions 1 -r 5 --no-save "
+                                  "--json {} >/dev/null 2>&1", EB_BINARY, json);
+    int st = std::system(cmd.c_str());
+    fmt::print("VMM handling per userspace exit, cycles (host TSC, KVM_RUN return -> next KVM_RUN; 5 batches):\n");
+    try {
+        std::ifstream f(json);
+        auto doc = nlohmann::json::parse(f);
+        for (const auto& [kind, test] : kinds)
+            for (const auto& r : doc["results"]) {
+                if (r["name"] != test) continue;
+                const auto& s = r["userspace_split"];
+                if (s.is_null()) {
+                    fmt::print("  {:<5} {:<16} no timed exits ({})\n", kind, test, r["status"].get<std::string>());
+                    continue;
+                }
+                fmt::print("  {:<5} {:<16} p50 {:6.0f}  p99 {:6.0f}  mean {:6.0f}  (handler {:5.0f})  of {:8.0f} "
+                           "per exit, n={}\n", kind, test, s["vmm_p50_cycles"].get<double>(),
+                           s["vmm_p99_cycles"].get<double>(), s["vmm_mean_cycles"].get<double>(),
+                           s["handler_mean_cycles"].get<double>(), s["exit_cycles"].get<double>(),
+                           s["exits"].get<uint64_t>());
+            }
+    } catch (const std::exception& e) {
+        fmt::print("  run failed (status {}): {}\n", st, e.what());
+    }
+    std::filesystem::remove_all(dir);
+}
+
 double run_suite(const char* args) {
     auto t0 = Clock::now();
     std::string cmd = fmt::format("{} run {} >/dev/null 2>&1", EB_BINARY, args);
@@ -96,7 +133,11 @@ double run_suite(const char* args) {
 
 } // namespace
 
-int main() {
+int main(int argc, char** argv) {
+    if (argc > 1 && std::string_view(argv[1]) == "vmm") {
+        vmm_handling();
+        return 0;
+    }
     std::vector<double> open, build, first;
     for (int i = 0; i < 30; ++i) {
         auto s = one_startup();
@@ -112,6 +153,7 @@ int main() {
     fmt::print("  ... first guest exit (its ucall)   {:7.3f} {:7.3f} {:7.3f}\n", stats::median(first),
                stats::min(first), stats::max(first));
 
+    vmm_handling();
     fmt::print("exitbench run, wall time (s), 3 runs each:\n");
     for (const char* args : {"", "--iterations 64 --repeats 3"}) {
         std::vector<double> w;

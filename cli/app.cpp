@@ -31,6 +31,7 @@
 #include "report/exporter.h"
 #include "report/file.h"
 #include "report/json.h"
+#include "suite/kut_diff.h"
 #include "suite/registry.h"
 #include "suite/runner.h"
 
@@ -92,7 +93,11 @@ int finish_stdout(int rc) {
     return rc == kOk ? kHost : rc;
 }
 
-int cmd_list(const std::string& device, bool all) {
+int cmd_list(const std::string& device, bool all, bool kut_differences) {
+    if (kut_differences) {  // the README's table: needs no /dev/kvm
+        fmt::print("{}", suite::kut_differences_markdown());
+        return kOk;
+    }
     auto sys = open_kvm(device);
     auto ctx = suite::probe_context(sys);
     ctx.apic_mode = suite::resolve_apic_mode("auto", ctx);
@@ -111,8 +116,13 @@ int cmd_list(const std::string& device, bool all) {
             fmt::print("{:<{}}   may measure no exit: {}\n", "", w, t.expect.zero_why);
         if (auto why = t.skip_reason(ctx)) fmt::print("{:<{}}   skipped on this host: {}\n", "", w, *why);
         if (auto known = t.known_issue(ctx.backend)) fmt::print("{:<{}}   on this host: {}\n", "", w, *known);
+        for (const auto* d : suite::kut_differences_of(t.name))
+            fmt::print("{:<{}}   differs from vmexit.flat: {} (vmexit.c: {}); {}\n", "", w, d->exitbench, d->vmexit_c,
+                       d->effect);
     }
-    fmt::print("\nKVM backend here: {}\n", vmm::backend_name(ctx.backend));
+    fmt::print("\nEvery test also differs from vmexit.flat in how it is timed and summarized: "
+               "`list --kut-differences` prints all differences.\n");
+    fmt::print("KVM backend here: {}\n", vmm::backend_name(ctx.backend));
     return kOk;
 }
 
@@ -173,7 +183,7 @@ void add_save_options(CLI::App& cmd, CompareArgs& a) {
 struct Commands {
     CLI::App app{"exitbench: what does one VM exit cost? A KVM VM-exit laboratory."};
     std::string device = "/dev/kvm";
-    bool list_all = false;
+    bool list_all = false, list_kut = false;
     CLI::App *list, *env, *recipe, *recipe_run, *compare, *run, *completion;
     std::string shell;
     HistoryArgs history_args;
@@ -198,6 +208,8 @@ struct Commands {
 
         list = app.add_subcommand("list", "list the tests, what each expects, and skips on this host");
         list->add_flag("--all", list_all, "include the harness self-tests");
+        list->add_flag("--kut-differences", list_kut,
+                       "print how the tests differ from kvm-unit-tests' vmexit.flat, as a markdown table");
         list->allow_extras(false);
 
         env = app.add_subcommand("env", "print the host environment a result records");
@@ -319,7 +331,7 @@ void visit_commands(const std::function<void(const CLI::App&)>& f) {
 namespace {
 
 int dispatch(Commands& c) {
-    if (*c.list) return cmd_list(c.device, c.list_all);
+    if (*c.list) return cmd_list(c.device, c.list_all, c.list_kut);
     if (*c.env) return cmd_env(c.device);
     if (*c.history.history) return cmd_history(c.history, c.history_args);
     if (*c.completion) {

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <ctime>
 #include <fstream>
+#include <numeric>
 #include <random>
 #include <thread>
 #include <fmt/format.h>
@@ -19,8 +20,11 @@
 #include "cli/errors.h"
 #include "cli/parse.h"
 #include "profile/analyze.h"
+#include "profile/harness.h"
 #include "profile/record.h"
+#include "cli/profile_session.h"
 #include "cli/suggest.h"
+#include "cli/trace_verify.h"
 #include "env/host_env.h"
 #include "guest/abi.h"
 #include "report/file.h"
@@ -43,137 +47,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::string_view kTempPrefix = "exitbench-profile-";
-
-// --profile's temporary traces are named exitbench-profile-PID-XXXXXX (and
-// the writer's .exitbench-profile-PID-XXXXXX.XXXXXX). Those of processes that
-// no longer run were left by SIGKILL: remove them.
-void sweep_temp_traces(const fs::path& dir) {
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(dir, ec)) {
-        std::string name = e.path().filename().string();
-        std::string_view rest = name;
-        if (!rest.empty() && rest[0] == '.') rest.remove_prefix(1);
-        if (rest.substr(0, kTempPrefix.size()) != kTempPrefix) continue;
-        rest.remove_prefix(kTempPrefix.size());
-        int pid = 0;
-        auto [end, err] = std::from_chars(rest.data(), rest.data() + rest.size(), pid);
-        bool dash = err == std::errc() && end != rest.data() + rest.size() && *end == '-';
-        if (!dash || pid <= 0 || kill(pid, 0) == 0 || errno != ESRCH) continue;
-        if (fs::remove(e.path(), ec))
-            fmt::print(stderr, "exitbench: removed {}, left by process {} which no longer runs\n",
-                       e.path().string(), pid);
-    }
-}
-
-std::string make_temp_trace() {
-    fs::path dir = fs::temp_directory_path();
-    sweep_temp_traces(dir);
-    std::string pat = (dir / fmt::format("{}{}-XXXXXX", kTempPrefix, getpid())).string();
-    int fd = mkstemp(pat.data());
-    if (fd < 0) throw HostError(fmt::format("--profile: cannot create a temporary trace file in {}: {}",
-                                            dir.string(), std::strerror(errno)));
-    close(fd);
-    return pat;
-}
-
-// --profile: records our own process's kvm tracepoints on a thread while the
-// tests run, then gives each test the host-side figures of its time window.
-// A recording failure never costs the results: profiling stops with a warning.
-class ProfileSession {
-public:
-    ProfileSession(const vmm::HostFacts& host, const std::string& keep)
-        : keep_(!keep.empty()), path_(keep_ ? keep : make_temp_trace()) {
-        profile::RecordOptions o;
-        o.pids = {getpid()};
-        o.require_kvm = false;  // the VMs come later
-        o.out = path_;
-        o.isa = vmm::exit_isa(host.backend);
-        o.backend = host.backend_module;
-        o.cpu_model = host.cpu_model;
-        try {
-            rec_ = std::make_unique<profile::Recorder>(o);
-            rec_->start();
-        } catch (const std::exception& e) {
-            rec_.reset();
-            if (!keep_) unlink(path_.c_str());
-            throw HostError(std::string("--profile: ") + e.what());
-        }
-        poller_ = std::thread([this] { poll(); });
-    }
-    ~ProfileSession() {
-        stop_.store(true);
-        if (poller_.joinable()) poller_.join();
-        rec_.reset();
-        if (!keep_) unlink(path_.c_str());
-    }
-
-    void attribute(std::vector<suite::TestResult>& results) {
-        stop_.store(true);
-        poller_.join();
-        if (!rec_) return;  // the poller failed and said so
-        try {
-            auto rr = rec_->finish();
-            rec_.reset();  // the ftrace instance goes now, not at the end of the program
-            attribute(results, profile::read_trace(path_), rr.lost);
-        } catch (const std::exception& e) {
-            rec_.reset();
-            warn(e.what());
-        }
-    }
-
-private:
-    void poll() {
-        try {
-            while (!stop_.load()) {
-                std::this_thread::sleep_for(std::chrono::milliseconds(50));
-                rec_->poll();
-            }
-        } catch (const std::exception& e) {
-            // An exception must not escape a std::thread: that is std::terminate.
-            rec_.reset();  // tracing off now, and the partial trace removed
-            warn(e.what());
-        }
-    }
-
-    void warn(const char* why) const {
-        fmt::print(stderr, "exitbench: warning: --profile stopped: {}; the results are kept without host-side "
-                           "figures\n", why);
-    }
-
-    static void attribute(std::vector<suite::TestResult>& results, profile::TraceFile trace, uint64_t lost) {
-        // Buffers drain CPU by CPU; the windows need time order.
-        std::stable_sort(trace.events.begin(), trace.events.end(),
-                         [](const auto& a, const auto& b) { return a.ts_ns < b.ts_ns; });
-        for (auto& t : results) {
-            if (!suite::measured(t)) continue;
-            auto lo = std::lower_bound(trace.events.begin(), trace.events.end(), t.start_ns,
-                                       [](const profile::Event& e, int64_t ns) { return int64_t(e.ts_ns) < ns; });
-            auto hi = std::upper_bound(lo, trace.events.end(), t.end_ns,
-                                       [](int64_t ns, const profile::Event& e) { return ns < int64_t(e.ts_ns); });
-            auto rep = profile::analyze(std::span(lo, hi), trace.header.isa, {}, 0, trace.header.backend);
-            suite::HostProfile hp;
-            if (!rep.degraded.empty()) {
-                hp.note = "no kvm_exit/kvm_entry on this host: no handling time (see 'profile report')";
-            } else if (rep.rows.empty()) {
-                hp.note = "no exits recorded in this test's window";
-            } else {
-                const auto& row = *std::max_element(rep.rows.begin(), rep.rows.end(),
-                                                    [](const auto& a, const auto& b) { return a.count < b.count; });
-                hp = {row.name, row.count, t.all_iterations ? double(row.count) / double(t.all_iterations) : 0,
-                      row.mean_ns, row.p50_ns, row.p99_ns, ""};
-            }
-            if (lost) hp.note += fmt::format("{}{} events were lost", hp.note.empty() ? "" : "; ", lost);
-            t.host_profile = hp;
-        }
-    }
-
-    bool keep_;
-    std::string path_;
-    std::unique_ptr<profile::Recorder> rec_;
-    std::thread poller_;
-    std::atomic<bool> stop_{false};
-};
 
 std::vector<const suite::TestSpec*> select_tests(const std::vector<std::string>& names,
                                                  bool with_baseline) {
@@ -261,9 +134,15 @@ void add_run_options(CLI::App& run, RunArgs& ra) {
     run.add_option("--pin", ra.pin, "host CPU per vCPU, e.g. 0,1 or 2-5, or 'auto'");
     run.add_option("--apic", ra.apic, "APIC mode: auto (x2APIC when offered, as KUT), xapic, x2apic");
     run.add_option("--json", ra.json, "write the full result as JSON to FILE");
-    run.add_option("--format", ra.format, "stdout format: table, kut or json");
+    run.add_option("--format", ra.format,
+                   "stdout format: table, kut or json. kut prints \"name cycles\" lines as vmexit.flat "
+                   "does, but the figure is the median over the repeats (the geometric mean of the session "
+                   "medians with --sessions > 1), where vmexit.flat prints its last measurement");
     run.add_option("--watchdog", ra.watchdog, "declare a guest hung after this long without progress (default 3s)");
     run.add_flag("--no-baseline", ra.no_baseline, "do not add the baseline test");
+    run.add_flag("--no-trace-verify", ra.no_trace_verify,
+                 "leave exits the stats fd cannot count unverified, instead of counting kvm_msr/kvm_pio/kvm_mmio "
+                 "over a separate batch per test");
     run.add_option("--guest-msr", ra.guest_msrs, "MSR=VALUE the guest writes first (repeatable), e.g. spec_ctrl=0x401");
     run.add_option("--guest-efer", ra.guest_efer, "guest EFER bits, e.g. nx=off or nx=on,sce=off");
     run.add_option("--cpuid", ra.cpuid, "CPUID edits for the guest: --cpuid=-x2apic,+rtm or --cpuid x2apic=off");
@@ -271,7 +150,9 @@ void add_run_options(CLI::App& run, RunArgs& ra) {
     run.add_flag("--per-exit", ra.per_exit, "time every iteration on its own: percentiles and a histogram "
                                           "(at most 16 Mi samples per test)");
     run.add_flag("--profile", ra.profile, "record kvm tracepoints meanwhile: host-side handling time per test");
-    run.add_option("--profile-out", ra.profile_out, "with --profile: keep the trace in FILE for 'profile report'");
+    run.add_option("--profile-out", ra.profile_out, "with --profile: keep the trace in FILE for 'profile report' "
+                                                    "(then every kvm event is recorded, kvm_emulate_insn too, which "
+                                                    "slows software backends)");
     run.allow_extras(false);
 }
 
@@ -321,6 +202,7 @@ RunPlan plan_run(const RunArgs& a) {
         s.cpu = cpus[0];
     }
     s.baseline = !a.no_baseline;
+    s.trace_verify = !a.no_trace_verify;
     if (a.pin == "auto") {
         s.pin_auto = true;
     } else if (!a.pin.empty()) {
@@ -378,12 +260,27 @@ suite::RunReport execute(const kvm::System& sys, const RunPlan& plan, const std:
     rep.env = env::capture(rep.host);
     suite::Runner runner(sys, vmm::GuestImage::embedded(), ctx, s, rep.host.tsc_mhz, plan.cpuid_edits);
     std::unique_ptr<ProfileSession> prof;
-    if (s.profile) prof = std::make_unique<ProfileSession>(rep.host, plan.profile_out);
+    // Without kvm_exit there is nothing to attribute: record only when the trace is to be kept.
+    if (s.profile && (ProfileSession::can_attribute(rep.host.backend) || !plan.profile_out.empty()))
+        prof = std::make_unique<ProfileSession>(rep.host, plan.profile_out);
     Progress shown(plan.tests.size(), s.sessions, progress);
     rep.results = runner.run_all(
         plan.tests, interrupt, [&](const suite::TestResult& r) { shown.done(r); },
         [&](const suite::TestSpec& t) { shown.starting(t.name); });
+    suite::split_userspace_exits(rep);
     if (prof) prof->attribute(rep.results);
+    else if (s.profile) ProfileSession::nothing_to_attribute(rep.results, rep.host);
+    prof.reset();  // its ftrace instance is gone before verification makes one
+    if (!interrupt.load() && s.trace_verify) {
+        auto vs = s;
+        vs.iterations = kTraceVerifyIterations;
+        vs.repeats = vs.sessions = 1;
+        vs.warmup = 0;
+        vs.per_exit = vs.profile = false;
+        suite::Runner verifier(sys, vmm::GuestImage::embedded(), ctx, vs, rep.host.tsc_mhz, plan.cpuid_edits);
+        verify_by_trace(rep.results, rep.host, [&](const suite::TestSpec& t) { return verifier.run(t, interrupt); },
+                        interrupt);
+    }
     rep.interrupted = interrupt.load();
     return rep;
 }

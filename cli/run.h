@@ -20,6 +20,7 @@ struct RunArgs {
     std::string warmup;           // --warmup N, as hyperfine's
     std::vector<std::string> guest_msrs;
     bool no_baseline = false;
+    bool no_trace_verify = false;
     bool allow_invd = false;
     bool per_exit = false;
     bool profile = false;

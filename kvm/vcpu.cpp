@@ -4,6 +4,7 @@
 #include <memory>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <x86intrin.h>
 
 #include "kvm/error.h"
 #include "kvm/uapi.h"
@@ -26,7 +27,10 @@ Vcpu::~Vcpu() {
 }
 
 VcpuExit Vcpu::run() {
-    if (::ioctl(fd_.get(), KVM_RUN, 0) == 0) return decode_exit(*run_);
+    entered_tsc_ = __rdtsc();
+    int r = ::ioctl(fd_.get(), KVM_RUN, 0);
+    returned_tsc_ = __rdtsc();
+    if (r == 0) return decode_exit(*run_);
     if (errno == EINTR || errno == EAGAIN) return exit::Interrupted{};
     throw Error(EB_IOCTL(KVM_RUN).name, errno);
 }

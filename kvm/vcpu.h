@@ -45,6 +45,10 @@ public:
     // vCPU out of the guest.
     void set_immediate_exit() { run_->immediate_exit = 1; }
     uint32_t id() const { return id_; }
+    // The TSC just before the last KVM_RUN and just after it returned: the
+    // VMM's time around an exit, with nothing of the ioctl's decoding in it.
+    uint64_t entered_tsc() const { return entered_tsc_; }
+    uint64_t returned_tsc() const { return returned_tsc_; }
     int fd() const { return fd_.get(); }
 
 private:
@@ -52,6 +56,7 @@ private:
     uint32_t id_;
     kvm_run* run_;
     size_t mmap_size_;
+    uint64_t entered_tsc_ = 0, returned_tsc_ = 0;
 };
 
 } // namespace eb::kvm

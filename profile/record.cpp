@@ -238,7 +238,7 @@ Recorder::Recorder(RecordOptions opt) : impl_(std::make_unique<Impl>()) {
     const char* systems[] = {"kvm", nullptr};
     im.tep = tracefs_local_events_system(nullptr, systems);
     if (!im.tep) throw std::runtime_error("cannot read the kvm tracepoint formats (is the kvm module loaded?)");
-    for (const auto& t : recorded_tracepoints())
+    for (const auto& t : im.opt.tracepoints.empty() ? recorded_tracepoints() : im.opt.tracepoints)
         (tep_find_event_by_name(im.tep, "kvm", t.c_str()) ? im.result.available : im.result.missing).push_back(t);
     if (im.result.available.empty()) throw std::runtime_error("this kernel has none of the kvm tracepoints");
     auto swept = sweep_stale_instances();

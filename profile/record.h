@@ -21,6 +21,10 @@ struct RecordOptions {
     // When set, events go here instead of to `out` (profile live).
     std::function<void(const Event&)> sink;
     std::string isa, backend, cpu_model;  // for the header
+    // The kvm tracepoints to enable; empty: recorded_tracepoints(). Fewer
+    // events cost the traced guest less (kvm_emulate_insn fires per emulated
+    // instruction on software backends).
+    std::vector<std::string> tracepoints;
 };
 
 struct RecordResult {

@@ -55,7 +55,15 @@ json per_exit_json(const suite::TestResult& t, const std::optional<double>& over
 json host_profile_json(const std::optional<suite::HostProfile>& p) {
     if (!p) return nullptr;
     return {{"reason", p->reason}, {"count", p->count}, {"per_iter", p->per_iter}, {"mean_ns", p->mean_ns},
-            {"p50_ns", p->p50_ns}, {"p99_ns", p->p99_ns}, {"note", p->note}};
+            {"p50_ns", p->p50_ns}, {"p99_ns", p->p99_ns}, {"note", p->note},
+            {"harness_exits", p->harness_exits}, {"harness_mean_ns", p->harness_mean_ns}};
+}
+
+json userspace_split_json(const std::optional<suite::UserspaceSplit>& s) {
+    if (!s) return nullptr;
+    return {{"exits", s->exits}, {"vmm_p50_cycles", s->vmm_p50}, {"vmm_p99_cycles", s->vmm_p99},
+            {"vmm_mean_cycles", s->vmm_mean}, {"handler_mean_cycles", s->handler_mean},
+            {"exit_cycles", s->exit_cycles}, {"kernel_cycles", s->kernel_cycles}};
 }
 
 json guest_state_json(const suite::GuestStateSeen& g) {
@@ -133,6 +141,7 @@ json result_json(const suite::TestResult& t, const std::optional<double>& base,
             {"guest_state", guest_state_json(t.guest_state)},
             {"per_exit", per_exit_json(t, overhead)},
             {"host_profile", host_profile_json(t.host_profile)},
+            {"userspace_split", userspace_split_json(t.userspace_split)},
             {"wall_seconds", t.wall_seconds}};
 }
 
@@ -272,12 +281,26 @@ void exits_from(const json& e, suite::ExitCheck& x) {
     x.note = field<std::string>(e, "note", "exits");
 }
 
-std::optional<suite::HostProfile> host_profile_from(const json& hp) {
+std::optional<suite::HostProfile> host_profile_from(const json& hp, int version) {
     if (hp.is_null()) return std::nullopt;
-    return suite::HostProfile{field<std::string>(hp, "reason", "host_profile"), field<uint64_t>(hp, "count", "host_profile"),
-                              field<double>(hp, "per_iter", "host_profile"), field<double>(hp, "mean_ns", "host_profile"),
-                              field<double>(hp, "p50_ns", "host_profile"), field<double>(hp, "p99_ns", "host_profile"),
-                              field<std::string>(hp, "note", "host_profile")};
+    suite::HostProfile p{field<std::string>(hp, "reason", "host_profile"), field<uint64_t>(hp, "count", "host_profile"),
+                         field<double>(hp, "per_iter", "host_profile"), field<double>(hp, "mean_ns", "host_profile"),
+                         field<double>(hp, "p50_ns", "host_profile"), field<double>(hp, "p99_ns", "host_profile"),
+                         field<std::string>(hp, "note", "host_profile")};
+    if (version >= 4) {  // before 4 the harness's exits were counted with the test's
+        p.harness_exits = field<uint64_t>(hp, "harness_exits", "host_profile");
+        p.harness_mean_ns = field<double>(hp, "harness_mean_ns", "host_profile");
+    }
+    return p;
+}
+
+std::optional<suite::UserspaceSplit> userspace_split_from(const json& s) {
+    if (s.is_null()) return std::nullopt;
+    const char* w = "userspace_split";
+    return suite::UserspaceSplit{field<uint64_t>(s, "exits", w), field<double>(s, "vmm_p50_cycles", w),
+                                 field<double>(s, "vmm_p99_cycles", w), field<double>(s, "vmm_mean_cycles", w),
+                                 field<double>(s, "handler_mean_cycles", w), field<double>(s, "exit_cycles", w),
+                                 field<double>(s, "kernel_cycles", w)};
 }
 
 void guest_state_from(const json& g, suite::GuestStateSeen& s) {
@@ -303,7 +326,8 @@ suite::TestResult result_from(const json& t, int version) {
     x.host_checks = field<std::vector<std::string>>(t, "host_checks", "a result");
     x.warnings = field<std::vector<std::string>>(t, "warnings", "a result");
     x.wall_seconds = field<double>(t, "wall_seconds", "a result");
-    x.host_profile = host_profile_from(member(t, "host_profile", "a result"));
+    x.host_profile = host_profile_from(member(t, "host_profile", "a result"), version);
+    if (version >= 4) x.userspace_split = userspace_split_from(member(t, "userspace_split", "a result"));
     const json& pe = member(t, "per_exit", "a result");
     if (!pe.is_null()) x.per_exit_cycles = numbers<double>(pe, "samples_raw", "per_exit");
     guest_state_from(member(t, "guest_state", "a result"), x.guest_state);

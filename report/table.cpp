@@ -53,8 +53,14 @@ std::string profile_section(const suite::RunReport& r) {
         if (!t.host_profile) continue;
         const auto& p = *t.host_profile;
         if (out.empty()) out = "  host side (kvm_exit -> kvm_entry) of each test's most frequent exit:\n";
+        std::string harness;
+        if (p.harness_exits)
+            harness = p.harness_mean_ns > 0
+                          ? fmt::format("{:<26} not counted: {} harness exits (ucall port I/O), mean {:.0f} ns\n", "",
+                                        p.harness_exits, p.harness_mean_ns)
+                          : fmt::format("{:<26} not counted: {} harness exits (ucall port I/O)\n", "", p.harness_exits);
         if (!p.note.empty()) {
-            out += fmt::format("  {:<24} {}\n", t.name, p.note);
+            out += fmt::format("  {:<24} {}\n", t.name, p.note) + harness;
             continue;
         }
         std::string trip = "-";
@@ -65,7 +71,24 @@ std::string profile_section(const suite::RunReport& r) {
             trip = fmt::format("round trip {:.0f} ns, so entry+exit transitions ~{:.0f} ns", rt_ns, rt_ns - p.mean_ns);
         }
         out += fmt::format("  {:<24} {} x{:.2f}/iter: mean {:.0f} ns, p50 {:.0f}, p99 {:.0f}; {}\n", t.name, p.reason,
-                           p.per_iter, p.mean_ns, p.p50_ns, p.p99_ns, trip);
+                           p.per_iter, p.mean_ns, p.p50_ns, p.p99_ns, trip) + harness;
+    }
+    return out;
+}
+
+// The VMM's share of each userspace exit, and the kernel and hardware rest.
+std::string userspace_section(const suite::RunReport& r) {
+    std::string out;
+    for (const auto& t : r.results) {
+        if (!t.userspace_split) continue;
+        const auto& s = *t.userspace_split;
+        if (out.empty())
+            out = "  userspace exits, cycles per exit: the VMM (KVM_RUN return -> next KVM_RUN, host TSC) and the "
+                  "rest, the kernel and hardware round trip:\n";
+        out += fmt::format("  {:<24} VMM p50 {:.0f}, p99 {:.0f}, mean {:.0f} (handler {:.0f}); kernel+hardware "
+                           "{:.0f} of {:.0f}{}  (n={})\n",
+                           t.name, s.vmm_p50, s.vmm_p99, s.vmm_mean, s.handler_mean, s.kernel_cycles, s.exit_cycles,
+                           suite::baseline_cycles(r) && t.name != "baseline" ? " -baseline" : "", s.exits);
     }
     return out;
 }
@@ -98,7 +121,7 @@ struct Notes {
     std::map<std::string, int> counts;
 
     void add(const suite::TestResult& t, double tsc_mhz) {
-        counts[suite::status_name(t.status)]++;
+        counts[suite::status_label(t)]++;
         for (const auto& c : t.host_checks) extra.push_back(fmt::format("  {}: {}", t.name, c));
         for (const auto& w : t.warnings) extra.push_back(fmt::format("  {}: warning: {}", t.name, w));
         if (!t.ipi_latency_cycles.empty()) {
@@ -128,7 +151,7 @@ struct Notes {
         line("unstable, CV above 5% across repeats (consider pinning with --cpu/--pin and an idle host)", unstable);
         line("too few repeats for a 95% interval of the median; it covers only", short_cover);
         line("outlier repeats (Tukey fences; kept in the figures)", outliers);
-        std::string out = per_exit_section(r) + profile_section(r);
+        std::string out = per_exit_section(r) + userspace_section(r) + profile_section(r);
         for (const auto& d : extra) out += d + "\n";
         for (const auto& d : details) out += d + "\n";
         for (const auto& [note, tests] : by_note) out += fmt::format("  {}: {}\n", fmt::join(tests, ", "), note);
@@ -156,7 +179,7 @@ std::string row(const suite::TestResult& t, size_t w, const std::optional<double
     }
     std::string irq = t.irqs_per_iter && *t.irqs_per_iter > 0 ? fmt::format("{:.2f}", *t.irqs_per_iter) : "-";
     return fmt::format(fmt::runtime(kRow), t.name, w, med, ci, cv, run, ns, net, exits_cell(t), irq,
-                       suite::status_name(t.status));
+                       suite::status_label(t));
 }
 
 class Table : public Exporter {

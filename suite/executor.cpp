@@ -49,6 +49,7 @@ HostCounters MachineExecutor::counters() const {
     c.user_mmio = m_.mmio().total_hits();
     c.hypercall = m_.hypercall_exits();
     c.msr = m_.msr_exits();
+    for (uint32_t i = 0; i < m_.nr_vcpus(); ++i) c.user_times += m_.exit_times(i);
     return c;
 }
 

@@ -11,6 +11,7 @@
 
 #include "guest/abi.h"
 #include "kvm/stats.h"
+#include "vmm/exit_times.h"
 
 namespace eb::vmm {
 class Machine;
@@ -23,6 +24,7 @@ struct HostCounters {
     std::vector<uint64_t> kvm;            // the values of kvm_stat_names(), in order
     uint64_t user_io = 0, user_mmio = 0;  // test-device exits, the ucalls excluded
     uint64_t hypercall = 0, msr = 0;      // other userspace exits
+    vmm::ExitTimeTotals user_times;       // the VMM's time on those, all vCPUs
 };
 
 class Executor {

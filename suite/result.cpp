@@ -103,6 +103,11 @@ TestResult merge_sessions(std::vector<TestResult> per_session) {
         out.start_ns = std::min(out.start_ns, r.start_ns);
         out.end_ns = std::max(out.end_ns, r.end_ns);
         out.all_iterations += r.all_iterations;
+        if (r.user_times) {
+            if (!out.user_times) out.user_times.emplace();
+            out.user_times->totals += r.user_times->totals;
+            out.user_times->iterations += r.user_times->iterations;
+        }
         out.wall_seconds += r.wall_seconds;
     }
     if (out.irqs_per_iter) out.irqs_per_iter = irqs / double(per_session.size());
@@ -121,6 +126,36 @@ std::optional<double> per_exit_overhead(const RunReport& r) {
         if (t.name == "baseline" && !t.per_exit_cycles.empty() && !is_failure(t.status))
             return stats::median(t.per_exit_cycles);
     return std::nullopt;
+}
+
+std::optional<UserspaceSplit> userspace_split(const UserTimes& u, double cycles_per_iter,
+                                              std::optional<double> baseline) {
+    if (!u.totals.exits || !u.iterations) return std::nullopt;
+    UserspaceSplit s;
+    s.exits = u.totals.exits;
+    s.vmm_p50 = u.totals.quantile(0.5);
+    s.vmm_p99 = u.totals.quantile(0.99);
+    s.vmm_mean = u.totals.vmm_mean();
+    s.handler_mean = u.totals.handler_mean();
+    // The figure is a mean over the batch, so the mean is what it splits into.
+    double exits_per_iter = double(u.totals.exits) / double(u.iterations);
+    s.exit_cycles = (cycles_per_iter - baseline.value_or(0)) / exits_per_iter;
+    s.kernel_cycles = s.exit_cycles - s.vmm_mean;
+    return s;
+}
+
+void split_userspace_exits(RunReport& r) {
+    auto base = baseline_cycles(r);
+    for (auto& t : r.results) {
+        auto hl = headline(t);
+        if (t.user_times && hl && !is_failure(t.status))
+            t.userspace_split = userspace_split(*t.user_times, hl->cycles, t.name == "baseline" ? std::nullopt : base);
+    }
+}
+
+std::string status_label(const TestResult& t) {
+    if (t.status == Status::Ok && t.exits.source.rfind(kTraceSource, 0) == 0) return "ok (trace)";
+    return status_name(t.status);
 }
 
 } // namespace eb::suite

@@ -8,6 +8,7 @@
 
 #include "stats/inference.h"
 #include "suite/knobs.h"
+#include "vmm/exit_times.h"
 #include "vmm/host.h"
 
 namespace eb::suite {
@@ -55,6 +56,7 @@ struct RunSettings {
     bool baseline = true;
     bool per_exit = false;               // time every iteration on its own (vCPU 0)
     bool profile = false;                // record kvm tracepoints during the run (--profile)
+    bool trace_verify = true;            // verify through kvm tracepoints what the stats fd cannot (not saved)
 };
 
 // --profile: the host-side view of a test's exits, from kvm_exit -> kvm_entry.
@@ -64,7 +66,30 @@ struct HostProfile {
     double per_iter = 0;         // of all iterations the guest ran, warm-up included
     double mean_ns = 0, p50_ns = 0, p99_ns = 0;
     std::string note;            // why there is no latency, when there is none
+    // The harness's own exits in the window (ucall port I/O at batch
+    // boundaries), left out of the figures above.
+    uint64_t harness_exits = 0;
+    double harness_mean_ns = 0;  // 0 when they were not timed
 };
+
+// A userspace exit's cost split in two: the VMM's time (host TSC from
+// KVM_RUN's return to the next KVM_RUN, the device handler included) and the
+// rest, the kernel and hardware round trip. Cycles.
+struct UserspaceSplit {
+    uint64_t exits = 0;               // timed, every vCPU, measured batches
+    double vmm_p50 = 0, vmm_p99 = 0, vmm_mean = 0;
+    double handler_mean = 0;          // of vmm_mean, inside the exit's handler
+    double exit_cycles = 0;           // the test's cost per userspace exit, minus the baseline when it ran
+    double kernel_cycles = 0;         // exit_cycles - vmm_mean
+};
+// The VMM's raw times behind a split, summed over sessions; not saved.
+struct UserTimes {
+    vmm::ExitTimeTotals totals;
+    uint64_t iterations = 0;          // every vCPU's, measured batches
+};
+// nullopt without timed exits or a headline.
+std::optional<UserspaceSplit> userspace_split(const UserTimes& u, double cycles_per_iter,
+                                              std::optional<double> baseline);
 
 // What the guest read back after the knobs were applied (vCPU 0).
 struct GuestStateSeen {
@@ -98,6 +123,9 @@ struct TestResult {
     // --per-exit: each measured iteration's own TSC delta, timestamp overhead included.
     std::vector<double> per_exit_cycles = {};
     std::optional<HostProfile> host_profile = {};
+    std::optional<UserTimes> user_times = {};        // measured here; gone in results read back
+    std::optional<UserspaceSplit> userspace_split = {};
+    std::vector<std::pair<int64_t, int64_t>> batch_windows = {};  // CLOCK_MONOTONIC, measured batches; not saved
     int64_t start_ns = 0, end_ns = 0;           // CLOCK_MONOTONIC window of the test
     uint64_t all_iterations = 0;                // every batch, warm-up included
     double wall_seconds = 0;
@@ -134,6 +162,11 @@ struct RunReport {
     bool interrupted = false;
 };
 
+// ExitCheck::source of exits verified through a kvm tracepoint.
+inline constexpr const char* kTraceSource = "trace: ";
+// "ok (trace)" for those, else status_name.
+std::string status_label(const TestResult& t);
+
 int severity(Status s);  // which status wins when sessions disagree: failures > skipped > ...
 
 // Every repeat of every session in run order: for min/max, never for inference.
@@ -164,5 +197,7 @@ TestResult merge_sessions(std::vector<TestResult> per_session);
 std::optional<double> baseline_cycles(const RunReport& r);
 // Median per-exit sample of the baseline: the timestamp pair's own cost.
 std::optional<double> per_exit_overhead(const RunReport& r);
+// Sets each result's userspace_split from its user_times, once the baseline is known.
+void split_userspace_exits(RunReport& r);
 
 } // namespace eb::suite

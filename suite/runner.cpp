@@ -113,8 +113,11 @@ TestResult from_session(const TestSpec& t, Session& s, vmm::Machine& m, vmm::Bac
     r.ipi_latency_cycles = s.ipi_latency();
     r.per_exit_cycles = std::move(s.per_exit());
     r.all_iterations = s.all_iterations();
+    r.batch_windows = s.batch_windows();
     if (const auto& st = s.guest_state()) record_guest_state(r, *st, knobs);
     r.exits = check_exits(t.expect, s.observed(), backend);
+    if (const auto& o = s.observed(); o.user_times.exits)
+        r.user_times = UserTimes{o.user_times, std::max(o.all_iterations, o.iterations)};
     if (uint64_t n = std::max(s.observed().all_iterations, s.observed().iterations))
         r.irqs_per_iter = double(s.observed().irqs) / double(n);
     if (const auto& kvm = s.observed().kvm; kvm && s.observed().iterations)

@@ -57,6 +57,7 @@ void Session::accumulate(const Snapshot& from, const Snapshot& to) {
     obs_.irqs += to.irqs - from.irqs;
     obs_.user_hypercall += to.host.hypercall - from.host.hypercall;
     obs_.user_msr += to.host.msr - from.host.msr;
+    obs_.user_times += to.host.user_times - from.host.user_times;
     if (uint64_t n = to.ipi_lat_count - from.ipi_lat_count)
         ipi_latency_.push_back(double(to.ipi_lat_sum - from.ipi_lat_sum) / double(n));
     if (const auto& names = x_.kvm_stat_names())
@@ -95,6 +96,7 @@ vmm::Action Session::on_batch_done(const abi::Mailbox& mb) {
     double cycles = static_cast<double>(mb.cycles);
     all_iterations_ += n_ * body_vcpus_;
     if (measuring_) {
+        windows_.emplace_back(batch_start_ns_, monotonic_ns());
         accumulate(prev_, snapshot());
         samples_.push_back(cycles / n_);
         if (settings_.per_exit) {
@@ -147,6 +149,7 @@ vmm::Action Session::on_ucall(const vmm::Access& a) {
     mb.iterations = n_;
     if (fixture_) fixture_->between_batches();
     prev_ = snapshot();  // the last thing before re-entry: the next batch starts now
+    batch_start_ns_ = monotonic_ns();
     return vmm::Action::Resume;
 }
 

@@ -44,6 +44,8 @@ public:
     uint64_t all_iterations() const { return all_iterations_; }
     const Observed& observed() const { return obs_; }
     const std::vector<double>& ipi_latency() const { return ipi_latency_; }
+    // CLOCK_MONOTONIC ns from each measured batch's start to its end, as the host saw them.
+    const std::vector<std::pair<int64_t, int64_t>>& batch_windows() const { return windows_; }
     std::vector<double>& per_exit() { return per_exit_; }
     // vCPU 0's view after the knobs, once the guest reported ready.
     const std::optional<abi::GuestState>& guest_state() const { return state_; }
@@ -74,6 +76,8 @@ private:
     Snapshot prev_;
     std::vector<double> samples_;
     std::vector<double> ipi_latency_;
+    std::vector<std::pair<int64_t, int64_t>> windows_;
+    int64_t batch_start_ns_ = 0;
     std::vector<double> per_exit_;
     std::optional<abi::GuestState> state_;
     Observed obs_;

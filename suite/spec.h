@@ -52,6 +52,16 @@ inline Expect user_mmio_exits(double n) { return {ExitKind::UserMmio, n, false, 
 inline Expect user_hypercall_exits(double n) { return {ExitKind::UserHypercall, n, false, {}}; }
 inline Expect user_msr_exits(double n) { return {ExitKind::UserMsr, n, false, {}}; }
 
+// The kvm tracepoint hit that is this test's exit, where one names it: how the
+// exits are verified where the stats fd cannot count them (kvm_pvm).
+struct TraceKey {
+    enum Event { None, Msr, Pio, Mmio } event = None;
+    uint64_t key = 0;  // MSR index, I/O port, or guest-physical address
+};
+inline TraceKey traced_msr(uint32_t index) { return {TraceKey::Msr, index}; }
+inline TraceKey traced_pio(uint16_t port) { return {TraceKey::Pio, port}; }
+inline TraceKey traced_mmio(uint64_t gpa) { return {TraceKey::Mmio, gpa}; }
+
 // What the host offers, for deciding skips.
 struct HostContext {
     const kvm::System* sys = nullptr;
@@ -82,6 +92,7 @@ struct TestSpec {
     std::string summary;
     Body body;
     Expect expect;
+    TraceKey trace = {};
     std::vector<Requirement> needs = {};
     std::vector<std::string> aliases = {};
     FixtureFactory fixture = {};  // host-side devices or ioeventfds, if any

@@ -8,6 +8,7 @@
 
 #include "suite/result.h"
 #include "suite/spec.h"
+#include "vmm/exit_times.h"
 
 namespace eb::suite {
 
@@ -19,6 +20,7 @@ struct Observed {
     uint64_t user_mmio = 0;    // KVM_EXIT_MMIO to test devices
     uint64_t irqs = 0;         // interrupts handled, all vCPUs
     uint64_t user_hypercall = 0, user_msr = 0;
+    vmm::ExitTimeTotals user_times;  // the VMM's time on the userspace exits above
     std::optional<std::map<std::string, uint64_t>> kvm;  // binary-stats deltas
 };
 

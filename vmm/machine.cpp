@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdexcept>
+#include <x86intrin.h>
 
 #include "guest/abi.h"
 #include "kvm/error.h"
@@ -36,6 +37,16 @@ void install_kick_handler() {
 std::string kvm_exit_label(uint32_t reason) {
     const char* name = kvm::exit_name(reason);
     return name ? std::string("KVM_EXIT_") + name : "KVM exit reason " + std::to_string(reason);
+}
+
+// A userspace exit the test provoked: not the harness's ucall, not a kick.
+bool is_test_exit(const kvm::VcpuExit& exit) {
+    namespace x = kvm::exit;
+    if (const auto* in = std::get_if<x::IoIn>(&exit)) return in->port != abi::kUcallPort;
+    if (const auto* out = std::get_if<x::IoOut>(&exit)) return out->port != abi::kUcallPort;
+    return std::holds_alternative<x::MmioRead>(exit) || std::holds_alternative<x::MmioWrite>(exit) ||
+           std::holds_alternative<x::Hypercall>(exit) || std::holds_alternative<x::RdMsr>(exit) ||
+           std::holds_alternative<x::WrMsr>(exit);
 }
 
 } // namespace
@@ -92,6 +103,7 @@ Machine::Machine(const kvm::System& sys, const GuestImage& image, const MachineC
         if (i) v.set_mp_state(KVM_MP_STATE_RUNNABLE);
     }
     outcomes_.resize(cfg.vcpus);
+    times_ = std::make_unique<ExitTimes[]>(cfg.vcpus);
 }
 
 Machine::~Machine() {
@@ -180,12 +192,23 @@ void Machine::vcpu_loop(uint32_t i) {
                 throw kvm::Error(fmt::format("pin vCPU {} to host CPU {}", i, pin_[i]), e);
         }
         auto& v = vcpus_[i];
+        auto& times = times_[i];
+        // The previous exit, timed once the next KVM_RUN has returned: from
+        // KVM_RUN's return (t0) to the handler's end (t1) and to the next KVM_RUN.
+        bool timed = false;
+        uint64_t t0 = 0, t1 = 0;
         for (;;) {
             if (stop_.load(std::memory_order_relaxed)) {
                 out.kind = VcpuOutcome::Kicked;
                 break;
             }
-            if (dispatch(i, v.run()) == Action::Stop) {
+            auto exit = v.run();
+            if (timed) times.record(v.entered_tsc() - t0, t1 - t0);
+            t0 = v.returned_tsc();
+            timed = is_test_exit(exit);
+            Action a = dispatch(i, exit);
+            t1 = __rdtsc();
+            if (a == Action::Stop) {
                 if (out.kind == VcpuOutcome::Running) out.kind = VcpuOutcome::Stopped;
                 break;
             }

@@ -2,6 +2,7 @@
 #pragma once
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -13,6 +14,7 @@
 #include "kvm/vcpu.h"
 #include "kvm/vm.h"
 #include "vmm/boot.h"
+#include "vmm/exit_times.h"
 #include "vmm/image.h"
 #include "vmm/io_bus.h"
 #include "vmm/memory.h"
@@ -68,6 +70,9 @@ public:
     // Userspace exits that are not PIO/MMIO, answered by the VMM itself.
     uint64_t hypercall_exits() const { return hypercall_exits_.load(); }
     uint64_t msr_exits() const { return msr_exits_.load(); }
+    // The VMM's time on vCPU i's userspace exits, the ucall's excluded.
+    // An exit is recorded when its vCPU next returns from KVM_RUN.
+    ExitTimeTotals exit_times(uint32_t i) const { return times_[i].read(); }
 
     // A one-line register dump; only meaningful once the vCPU is stopped.
     std::string registers(uint32_t i);
@@ -89,6 +94,7 @@ private:
     std::vector<int> pin_;
     std::atomic<bool> stop_{false};
     std::atomic<uint64_t> hypercall_exits_{0}, msr_exits_{0};
+    std::unique_ptr<ExitTimes[]> times_;  // one per vCPU, allocated before any runs
     std::mutex mu_;
     std::condition_variable cv_;
     uint32_t running_ = 0;

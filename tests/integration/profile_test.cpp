@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli_runner.h"
+#include "report/json.h"
 #include "tests/temp_dir.h"
 
 namespace {
@@ -65,7 +66,7 @@ TEST_F(Profile, RecordsACommandUntilItExits) {
     REQUIRE_KVM();
     auto trace = temp_path("cmd.trace");
     auto r = run_cli({"profile", "record", "-o", trace, "--", EB_BINARY, "run", "rd_tsc_adjust_msr", "-n", "100",
-                      "-r", "2", "--sessions", "1", "--no-baseline", "--no-save"});
+                      "-r", "2", "--sessions", "1", "--no-baseline", "--no-save", "--no-trace-verify"});
     ASSERT_EQ(r.rc, 0) << r.err;
     EXPECT_NE(r.out.find("exit status 0"), std::string::npos) << r.out;
     auto msr = run_cli({"profile", "report", "-i", trace, "--event", "msr", "--key", "sample", "--perf"});
@@ -96,4 +97,28 @@ TEST_F(Profile, BadInputsGiveOneLineErrors) {
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
         EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
     }
+}
+
+// --profile leaves the harness's ucall exits out, and records nothing where
+// kvm_exit never fires.
+TEST_F(Profile, AttributesOnlyTheTestsExits) {
+    REQUIRE_KVM();
+    auto json = temp_path("run.json");
+    auto r = run_cli({"run", "inl_from_kernel", "-n", "200", "-r", "2", "--sessions", "1", "--no-save", "--profile",
+                      "--json", json});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    std::ifstream f(json);
+    auto rep = eb::report::from_json(nlohmann::json::parse(f));
+    const auto& t = find(rep, "inl_from_kernel");
+    ASSERT_TRUE(t.host_profile) << r.out;
+    if (t.host_profile->note.find("nothing to attribute") != std::string::npos) {
+        // kvm_pvm: nothing was traced, so no harness exits were seen either.
+        EXPECT_EQ(t.host_profile->harness_exits, 0u);
+        EXPECT_NE(r.out.find("nothing was recorded"), std::string::npos) << r.out;
+        return;
+    }
+    // One ucall ends each batch: the warm-up one and the two measured.
+    EXPECT_GE(t.host_profile->harness_exits, 3u) << r.out;
+    EXPECT_NE(t.host_profile->reason, "");
+    EXPECT_NE(r.out.find("harness exits (ucall port I/O)"), std::string::npos) << r.out;
 }

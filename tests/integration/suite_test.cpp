@@ -1,5 +1,7 @@
 // Every registry test against /dev/kvm, with small iteration counts.
+#include <filesystem>
 #include <fstream>
+#include <unistd.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -66,7 +68,12 @@ TEST(Suite, EveryRegistryTestRunsWithTheExpectedOutcome) {
             EXPECT_DOUBLE_EQ(*t.exits.measured, 1.0);
             EXPECT_EQ(t.status, suite::Status::Ok);
         }
-        if (pvm && spec->expect.kind == suite::ExitKind::Kernel) {
+        if (pvm && spec->expect.kind == suite::ExitKind::Kernel && spec->trace.event != suite::TraceKey::None) {
+            // Verified through its tracepoint instead (root here, so tracefs is writable).
+            EXPECT_EQ(t.exits.source.rfind(suite::kTraceSource, 0), 0u) << t.exits.source << t.exits.note;
+            EXPECT_TRUE(t.status == suite::Status::Ok || (t.status == suite::Status::NoExit && spec->expect.may_be_zero))
+                << suite::status_name(t.status);
+        } else if (pvm && spec->expect.kind == suite::ExitKind::Kernel) {
             EXPECT_EQ(t.status, suite::Status::Unverified);
             EXPECT_NE(t.exits.note.find("kvm_pvm"), std::string::npos);
         }
@@ -254,4 +261,58 @@ TEST(Suite, AdaptiveBatchesReachTheTimeGoal) {
     double batch_ms = t.iterations * t.sessions.at(0).samples[0] / rep.host.tsc_mhz / 1e3;
     EXPECT_GE(t.iterations, 64u);
     EXPECT_GT(batch_ms, 5 * 0.5);  // doubled until >= goal; allow timer noise
+}
+
+// A userspace exit's cost is split into the VMM's time and the kernel and
+// hardware rest; tests without userspace exits have no split.
+TEST(Suite, UserspaceExitsCarryTheVmmSplit) {
+    REQUIRE_KVM();
+    auto r = run_cli({"run", "inl_from_qemu", "inl_from_kernel", "--sessions", "1", "-r", "2", "-n", "200", "--no-save",
+                      "--format", "json"});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    auto doc = json::parse(r.out);
+    for (const auto& t : doc["results"]) {
+        const auto& s = t["userspace_split"];
+        if (t["name"] == "inl_from_kernel") {
+            EXPECT_TRUE(s.is_null()) << s;
+            continue;
+        }
+        if (t["name"] != "inl_from_qemu") continue;
+        ASSERT_FALSE(s.is_null()) << t;
+        EXPECT_EQ(s["exits"], 400);  // two measured batches of 200, one exit each
+        double p50 = s["vmm_p50_cycles"], p99 = s["vmm_p99_cycles"], mean = s["vmm_mean_cycles"];
+        EXPECT_GT(p50, 0);
+        EXPECT_GE(p99, p50);
+        EXPECT_LE(s["handler_mean_cycles"].get<double>(), mean);
+        EXPECT_NEAR(s["kernel_cycles"].get<double>() + mean, s["exit_cycles"].get<double>(), 1e-6);
+        EXPECT_LT(mean, s["exit_cycles"].get<double>());  // the VMM is part of the exit, not more
+    }
+    auto back = report::from_json(doc);
+    ASSERT_TRUE(find(back, "inl_from_qemu").userspace_split);
+}
+
+// Where the stats fd cannot count in-kernel exits, MSR and PIO tests are
+// verified through kvm_msr/kvm_pio over a separate batch, and the ftrace
+// instance is gone afterwards.
+TEST(Suite, TracepointsVerifyWhatTheStatsFdCannot) {
+    REQUIRE_KVM();
+    auto r = run_cli({"run", "rd_tsc_adjust_msr", "inl_from_kernel", "--sessions", "1", "-r", "2", "-n", "100",
+                      "--no-save", "--format", "json"});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    auto rep = report::from_json(json::parse(r.out));
+    bool tracefs = access("/sys/kernel/tracing/instances", W_OK) == 0;
+    for (const char* name : {"rd_tsc_adjust_msr", "inl_from_kernel"}) {
+        const auto& t = find(rep, name);
+        if (t.exits.source.rfind("KVM stats", 0) == 0) continue;  // hardware: the stats fd verified it
+        if (tracefs) {
+            EXPECT_EQ(suite::status_label(t), "ok (trace)") << name << ": " << t.exits.source << t.exits.note;
+            EXPECT_NEAR(*t.exits.measured, 1.0, 1e-9) << name;
+        } else {
+            EXPECT_EQ(t.status, suite::Status::Unverified) << name;
+            EXPECT_NE(t.exits.note.find("tracing is unavailable"), std::string::npos) << t.exits.note;
+        }
+    }
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator("/sys/kernel/tracing/instances", ec))
+        EXPECT_NE(e.path().filename().string().rfind("exitbench-" + std::to_string(r.pid), 0), 0u) << e.path();
 }

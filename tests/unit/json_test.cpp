@@ -122,7 +122,7 @@ TEST(Json, ProvenanceRoundTripsAndIsEmptyBeforeVersionThree) {
     auto r = sample_report();
     r.provenance = {"2026-12-01T07:00:00Z", "host1", {"exitbench", "run", "--label", "a b"}, "v0.1-2-gabc", "b-1"};
     auto j = report::to_json(r);
-    EXPECT_EQ(j["schema_version"], 4);
+    EXPECT_EQ(j["schema_version"], report::kSchemaVersion);
     auto back = report::from_json(j);
     EXPECT_EQ(back.provenance.timestamp_utc, "2026-12-01T07:00:00Z");
     EXPECT_EQ(back.provenance.argv, r.provenance.argv);

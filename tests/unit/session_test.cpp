@@ -28,7 +28,7 @@ public:
     const std::optional<std::vector<std::string>>& kvm_stat_names() const override { return names_; }
     suite::HostCounters counters() const override { return now; }
 
-    suite::HostCounters now{{0}, 0, 0, 0, 0};  // "exits" and the userspace counts
+    suite::HostCounters now{{0}, 0, 0, 0, 0, {}};  // "exits", the userspace counts and their times
 
 private:
     std::deque<eb::abi::Mailbox> mailboxes_;
