@@ -18,6 +18,7 @@
 #include "cli/errors.h"
 #include "cli/help.h"
 #include "cli/compare.h"
+#include "cli/export.h"
 #include "cli/history.h"
 #include "cli/profile.h"
 #include "cli/recipe.h"
@@ -129,10 +130,8 @@ int cmd_run(const std::string& device, const RunArgs& a) {
     if (a.no_save && (!a.db.empty() || !a.label.empty() || !a.note.empty()))
         throw UsageError("--no-save does not save, so --db, --label and --note have nothing to apply to");
     auto plan = plan_run(a);
-    auto exporter = report::make_exporter(a.format);
-    if (!exporter)
-        throw UsageError(fmt::format("--format must be one of {}, not '{}'",
-                                     fmt::join(report::format_names(), ", "), a.format));
+    auto exporter = stdout_exporter(a.format, report::Subject::Run);
+    auto exports = plan_exports(a.exports, a.json, report::Subject::Run);
     auto sys = open_kvm(device);
     install_stop_handlers();
     auto rep = execute(sys, plan, g_interrupted, isatty(STDERR_FILENO));
@@ -142,14 +141,7 @@ int cmd_run(const std::string& device, const RunArgs& a) {
     if (rc == kOk && std::any_of(rep.results.begin(), rep.results.end(),
                                  [](const auto& r) { return suite::is_failure(r.status); }))
         rc = kTestFailed;
-    if (!a.json.empty()) {
-        try {
-            report::write_file_atomic(a.json, report::to_json(rep).dump(2) + "\n");
-        } catch (const std::exception& e) {  // the table below still shows the results
-            fmt::print(stderr, "exitbench: error: {}\n", e.what());
-            rc = kHost;
-        }
-    }
+    if (!write_exports(exports, rep)) rc = kHost;  // stdout below still shows the results
     // An interrupted run is partial: it would mislead a later comparison.
     if (!a.no_save && !rep.interrupted) save_run(a.db, rep, a.label, a.note);
     write_stdout(exporter->render(rep));
@@ -192,6 +184,7 @@ struct Commands {
         recipe_run = recipe->add_subcommand("run", "run one recipe: its configurations compared, interleaved");
         recipe_run->add_option("name", recipe_name, "the recipe (see 'recipe list')")->required();
         add_compare_options(*recipe_run, recipe_args);
+        add_export_options(*recipe_run, recipe_args.common.exports, report::Subject::Compare);
         // A recipe brings its own tests and configurations: hide what cannot apply.
         for (const char* name : {"tests", "--a", "--b", "--config", "--vs"})
             recipe_run->remove_option(recipe_run->get_option(name));
@@ -201,6 +194,7 @@ struct Commands {
         compare = app.add_subcommand("compare", "A/B: configurations in interleaved rounds (--a/--b), or saved "
                                                 "results (A.json B.json, or A1.json ... --vs B1.json ...)");
         add_compare_options(*compare, compare_args);
+        add_export_options(*compare, compare_args.common.exports, report::Subject::Compare);
         compare->add_option("--db", compare_args.db, "the history database that label:/run: refer to");
         compare->add_option("--against", compare_args.against,
                             "'last': the newest saved run vs the newest earlier one with the same tests and host");
@@ -209,6 +203,7 @@ struct Commands {
 
         run = app.add_subcommand("run", "run tests (all of the default suite when none are named)");
         add_run_options(*run, run_args);
+        add_export_options(*run, run_args.exports, report::Subject::Run);
         run->add_option("--seed", run_args.seed, "seed of the shuffled test order with --sessions (default: random, saved)");
         run->add_option("--db", run_args.db, "save to this history database (default $XDG_DATA_HOME/exitbench/history.db)");
         run->add_flag("--no-save", run_args.no_save, "do not save the run to the history");
@@ -225,11 +220,18 @@ std::optional<int> parse(Commands& c, int argc, char** argv) {
         c.app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         if (e.get_exit_code() == 0) return c.app.exit(e);
+        for (int i = 1; i < argc; ++i)
+            if (auto flag = suggest_export_flag(argv[i])) {
+                fmt::print(stderr, "exitbench: error: unknown option '{}' (did you mean '{}'?)\n", argv[i], *flag);
+                return kUsage;
+            }
         fmt::print(stderr, "exitbench: error: {} (see --help)\n", e.what());
         return kUsage;
     }
     if (auto extra = c.app.remaining(); !extra.empty()) {
-        fmt::print(stderr, "exitbench: error: unknown command or option '{}' (see --help)\n", extra.front());
+        auto flag = suggest_export_flag(extra.front());
+        fmt::print(stderr, "exitbench: error: unknown command or option '{}'{} (see --help)\n", extra.front(),
+                   flag ? fmt::format(" (did you mean '{}'?)", *flag) : "");
         return kUsage;
     }
     if (!*c.list && !*c.run && !*c.env && !*c.recipe && !*c.compare && !*c.profile.profile &&
