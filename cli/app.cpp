@@ -19,6 +19,7 @@
 #include "cli/help.h"
 #include "cli/compare.h"
 #include "cli/export.h"
+#include "cli/merge.h"
 #include "cli/history.h"
 #include "cli/profile.h"
 #include "cli/recipe.h"
@@ -161,6 +162,8 @@ struct Commands {
     ProfileArgs profile_args;
     ProfileCommands profile;
     RunArgs run_args;
+    std::vector<std::string> merge_files;
+    ReportCommands report;
 
     Commands() {
         app.set_version_flag("--version", EB_VERSION);
@@ -200,6 +203,7 @@ struct Commands {
                             "'last': the newest saved run vs the newest earlier one with the same tests and host");
 
         history = add_history_commands(app, history_args);
+        report = add_report_commands(app, merge_files);
 
         run = app.add_subcommand("run", "run tests (all of the default suite when none are named)");
         add_run_options(*run, run_args);
@@ -235,9 +239,9 @@ std::optional<int> parse(Commands& c, int argc, char** argv) {
         return kUsage;
     }
     if (!*c.list && !*c.run && !*c.env && !*c.recipe && !*c.compare && !*c.profile.profile &&
-        !*c.history.history) {
-        fmt::print(stderr, "exitbench: error: a command is required: list, run, compare, history, profile, env or "
-                           "recipe (see --help)\n");
+        !*c.history.history && !*c.report.report) {
+        fmt::print(stderr, "exitbench: error: a command is required: list, run, compare, history, profile, report, "
+                           "env or recipe (see --help)\n");
         return kUsage;
     }
     return std::nullopt;
@@ -259,7 +263,7 @@ void visit_commands(const std::function<void(const CLI::App&)>& f) {
     Commands c;
     std::function<void(const CLI::App&)> walk = [&](const CLI::App& a) {
         f(a);
-        for (const CLI::App* sub : a.get_subcommands()) walk(*sub);
+        for (const CLI::App* sub : a.get_subcommands([](const CLI::App*) { return true; })) walk(*sub);
     };
     walk(c.app);
 }
@@ -270,6 +274,7 @@ int dispatch(Commands& c) {
     if (*c.list) return cmd_list(c.device, c.list_all);
     if (*c.env) return cmd_env(c.device);
     if (*c.history.history) return cmd_history(c.history, c.history_args);
+    if (*c.report.merge) return cmd_report_merge(c.merge_files);
     if (*c.recipe && !*c.recipe_run) return cmd_recipe_list();
     install_stop_handlers();
     if (*c.recipe_run) return cmd_recipe_run(c.device, c.recipe_name, c.recipe_args, g_interrupted);

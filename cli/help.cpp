@@ -64,6 +64,9 @@ const std::map<std::string, std::vector<std::string>, std::less<>>& examples() {
         {"profile compare", {"exitbench profile compare before.trace after.trace",
                              "exitbench profile compare before.trace after.trace --event msr"}},
         {"profile live", {"exitbench profile live -a --once", "exitbench profile live -a --than 50"}},
+        {"report", {"exitbench report merge host1.json host2.json host3.json", "exitbench report merge results/*.json"}},
+        {"report merge", {"exitbench report merge host1.json host2.json host3.json",
+                          "exitbench report merge lab/*.json | less"}},
         {"profile cleanup", {"exitbench profile cleanup", "sudo exitbench profile cleanup"}},
     };
     return m;

@@ -10,7 +10,7 @@
 #include "report/html.h"
 #include "report/openmetrics.h"
 #include "sample_report.h"
-#include "temp_dir.h"
+#include "tests/temp_dir.h"
 
 using namespace eb;
 
