@@ -22,7 +22,7 @@ const std::map<std::string, std::string, std::less<>>& placeholders() {
         {"since", "DATE"}, {"smp", "N"}, {"sort", "KEY"}, {"test", "TEST"}, {"tests", "TEST"},
         {"than", "MICROSECONDS"}, {"time-budget", "DURATION"}, {"time-goal", "DURATION"},
         {"traces", "FILE"}, {"vcpu", "N"}, {"vs", "FILE"}, {"warmup", "N"}, {"watchdog", "DURATION"},
-        {"files", "FILE"}, {"refs", "REF"},
+        {"files", "FILE"}, {"refs", "REF"}, {"command", "COMMAND"},
     };
     return m;
 }

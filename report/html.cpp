@@ -109,7 +109,7 @@ void run_page(Page& pg, const suite::RunReport& r) {
     for (const auto& [k, v] : facts)
         if (!v.empty()) env.rows.push_back({k, v});
     for (const auto& [k, v] : r.env) env.rows.push_back({k, v});
-    pg.body += "<h2>Environment</h2>\n<details open><summary>" + std::to_string(env.rows.size()) +
+    pg.body += "<h2>Environment</h2>\n<details><summary>" + std::to_string(env.rows.size()) +
                " facts</summary>" + table(env) + "</details>\n<h2>Per test</h2>\n";
     for (const auto& t : r.results) {
         auto hl = suite::headline(t);

@@ -103,7 +103,11 @@ std::string_view page_script() {
     sets.push(flat(p.center, 0.5, x1, p.center_label, '#000'));
     var o = base(p.title, n > 1 ? 'session' : 'repeat', 'cycles per iteration');
     o.scales.x.type = 'linear'; o.scales.x.min = 0.5; o.scales.x.max = x1;
-    o.scales.x.ticks = { stepSize: 1 };
+    var last = n > 1 ? n : p.sessions[0].length;
+    o.scales.x.afterBuildTicks = function (axis) {
+      axis.ticks = [];
+      for (var i = 1; i <= last; i++) axis.ticks.push({ value: i });
+    };
     o.plugins.legend.labels = { filter: function (l) { return l.text.indexOf('(upper)') < 0; } };
     return { type: 'scatter', data: { datasets: sets }, options: o };
   }

@@ -90,7 +90,8 @@ TEST(Browser, RunReportDrawsRepeatsAndPerExitHistograms) {
                       "--no-save", "--export-html", dir.file("run.html"), "--export-json", dir.file("run.json")});
     ASSERT_EQ(r.rc, 0) << r.err;
     size_t plots = 0;  // counted from the result, not from the page
-    for (const auto& t : json::parse(slurp(dir.file("run.json")))["results"]) {
+    auto result = json::parse(slurp(dir.file("run.json")));
+    for (const auto& t : result["results"]) {
         bool measured = !t["sessions"].empty();
         plots += measured + (measured && t.contains("per_exit") && !t["per_exit"].is_null());
     }
@@ -119,7 +120,8 @@ TEST(Browser, ProfileReportDrawsSharesAndLatencyHistograms) {
                       "--export-html", dir.file("p.html"), "--export-json", dir.file("p.json")});
     ASSERT_EQ(r.rc, 0) << r.err;
     size_t plots = 1;  // the share of time
-    for (const auto& row : json::parse(slurp(dir.file("p.json")))["rows"])
+    auto analysis = json::parse(slurp(dir.file("p.json")));
+    for (const auto& row : analysis["rows"])
         plots += row.value("timed", false) && !row["log2_hist"].empty();
     EXPECT_GT(plots, 1u);
     expect_drawn(open_page(dir, dir.file("p.html"), "profile", 2400), plots);

@@ -162,11 +162,19 @@ TEST(Exporters, EveryFormatRendersWhatItAppliesTo) {
     for (const auto& f : report::formats()) {
         auto e = f.make();
         using S = report::Subject;
-        if (f.applies(S::Run)) EXPECT_FALSE(e->render(run).empty()) << f.name;
-        if (f.applies(S::Compare)) EXPECT_FALSE(e->render(cmp).empty()) << f.name;
-        else EXPECT_THROW(e->render(cmp), std::invalid_argument) << f.name;
-        if (f.applies(S::Profile)) EXPECT_FALSE(e->render(prof).empty()) << f.name;
-        else EXPECT_THROW(e->render(prof), std::invalid_argument) << f.name;
+        if (f.applies(S::Run)) {
+            EXPECT_FALSE(e->render(run).empty()) << f.name;
+        }
+        if (f.applies(S::Compare)) {
+            EXPECT_FALSE(e->render(cmp).empty()) << f.name;
+        } else {
+            EXPECT_THROW(e->render(cmp), std::invalid_argument) << f.name;
+        }
+        if (f.applies(S::Profile)) {
+            EXPECT_FALSE(e->render(prof).empty()) << f.name;
+        } else {
+            EXPECT_THROW(e->render(prof), std::invalid_argument) << f.name;
+        }
     }
     auto names = report::format_names(report::Subject::Compare);
     EXPECT_EQ(std::count(names.begin(), names.end(), "kut"), 0);

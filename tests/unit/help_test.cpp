@@ -43,7 +43,7 @@ std::vector<std::string> words_of(const std::string& example) {
 TEST(Help, EveryValueHasATypedPlaceholder) {
     cli::visit_commands([](const CLI::App& app) {
         for (const CLI::Option* o : app.get_options()) {
-            if (o->get_type_size_max() == 0 || o == app.get_help_ptr() || o == app.get_version_ptr()) continue;
+            if (o->get_items_expected_max() == 0 || o == app.get_help_ptr() || o == app.get_version_ptr()) continue;
             EXPECT_NE(o->get_type_name(), "TEXT") << path_of(app) << " " << o->get_name();
             EXPECT_FALSE(o->get_type_name().empty()) << path_of(app) << " " << o->get_name();
         }
