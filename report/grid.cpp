@@ -81,6 +81,7 @@ std::string to_text(const Grid& g) {
             std::string pad(w[i] - r[i].size(), ' ');
             line += (i ? "  " : "") + (right ? pad + r[i] : r[i] + (i + 1 < r.size() ? pad : ""));
         }
+        line.erase(line.find_last_not_of(' ') + 1);  // empty last cells leave no trailing blanks
         out += line + "\n";
     }
     return out;

@@ -99,9 +99,9 @@ std::string render_merged(const Merged& m) {
     std::string out = fmt::format("exitbench report merge: {} group(s) of hosts\n", m.groups.size());
     for (const auto& w : m.warnings) out += printable(w) + "\n";
     for (const auto& g : m.groups) {
-        out += printable(fmt::format("\n{} | microcode {} | kernel {} | {}: {} host(s): {}\n", g.cpu_model,
-                                     g.microcode.empty() ? "?" : g.microcode, g.kernel, g.backend, g.hosts.size(),
-                                     fmt::join(g.hosts, ", ")));
+        out += "\n" + printable(fmt::format("{} | microcode {} | kernel {} | {}: {} host(s): {}", g.cpu_model,
+                                            g.microcode.empty() ? "?" : g.microcode, g.kernel, g.backend,
+                                            g.hosts.size(), fmt::join(g.hosts, ", "))) + "\n";
         size_t w = 4;
         for (const auto& t : g.tests) w = std::max(w, t.test.size());
         out += fmt::format("  {:<{}} {:>6} {:>12} {:>12} {:>12} {:>9}  {}\n", "test", w, "hosts", "median", "min",
@@ -110,9 +110,10 @@ std::string render_merged(const Merged& m) {
             std::vector<std::string> odd;
             for (const auto& h : t.hosts)
                 if (h.outlier) odd.push_back(fmt::format("{} {:.0f} ({:+.1f}%)", h.host, h.cycles, (h.cycles / t.median - 1) * 100));
-            out += printable(fmt::format("  {:<{}} {:>6} {:>12.1f} {:>12.1f} {:>12.1f} {:>9.2f}  {}\n", t.test, w,
+            // Names come from files: shown printable, line by line.
+            out += printable(fmt::format("  {:<{}} {:>6} {:>12.1f} {:>12.1f} {:>12.1f} {:>9.2f}  {}", t.test, w,
                                          t.hosts.size(), t.median, t.min, t.max, t.spread_pct,
-                                         t.hosts.size() < 3 ? "-" : odd.empty() ? "none" : fmt::format("{}", fmt::join(odd, ", "))));
+                                         t.hosts.size() < 3 ? "-" : odd.empty() ? "none" : fmt::format("{}", fmt::join(odd, ", ")))) + "\n";
         }
     }
     return out;

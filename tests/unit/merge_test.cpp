@@ -33,6 +33,7 @@ TEST(Merge, GroupsHostsAndFlagsTheOutlier) {
     auto text = report::render_merged(m);
     EXPECT_NE(text.find("d 1420 (+14.8%)"), std::string::npos) << text;
     EXPECT_NE(text.find("kernel 6.12.0"), std::string::npos) << text;
+    EXPECT_EQ(text.find("\\x0a"), std::string::npos) << text;  // newlines stay newlines
 }
 
 TEST(Merge, SaysWhatItMergesAcrossSchemasAndTestSets) {
