@@ -19,6 +19,8 @@
 #include "cli/help.h"
 #include "cli/compare.h"
 #include "cli/completion.h"
+#include "cli/export.h"
+#include "cli/merge.h"
 #include "cli/history.h"
 #include "cli/import.h"
 #include "cli/profile.h"
@@ -145,10 +147,8 @@ int cmd_run(const std::string& device, const RunArgs& a) {
     if (a.no_save && (!a.db.empty() || !a.label.empty() || !a.note.empty()))
         throw UsageError("--no-save does not save, so --db, --label and --note have nothing to apply to");
     auto plan = plan_run(a);
-    auto exporter = report::make_exporter(a.format);
-    if (!exporter)
-        throw UsageError(fmt::format("--format must be one of {}, not '{}'",
-                                     fmt::join(report::format_names(), ", "), a.format));
+    auto exporter = stdout_exporter(a.format, report::Subject::Run);
+    auto exports = plan_exports(a.exports, a.json, report::Subject::Run);
     auto sys = open_kvm(device);
     install_stop_handlers();
     auto rep = execute(sys, plan, g_interrupted, isatty(STDERR_FILENO));
@@ -158,14 +158,7 @@ int cmd_run(const std::string& device, const RunArgs& a) {
     if (rc == kOk && std::any_of(rep.results.begin(), rep.results.end(),
                                  [](const auto& r) { return suite::is_failure(r.status); }))
         rc = kTestFailed;
-    if (!a.json.empty()) {
-        try {
-            report::write_file_atomic(a.json, report::to_json(rep).dump(2) + "\n");
-        } catch (const std::exception& e) {  // the table below still shows the results
-            fmt::print(stderr, "exitbench: error: {}\n", e.what());
-            rc = kHost;
-        }
-    }
+    if (!write_exports(exports, rep)) rc = kHost;  // stdout below still shows the results
     // An interrupted run is partial: it would mislead a later comparison.
     if (!a.no_save && !rep.interrupted) save_run(a.db, rep, a.label, a.note);
     write_stdout(exporter->render(rep));
@@ -195,6 +188,8 @@ struct Commands {
     ProfileArgs profile_args;
     ProfileCommands profile;
     RunArgs run_args;
+    std::vector<std::string> merge_files;
+    ReportCommands report;
 
     Commands() {
         app.set_version_flag("--version", std::string("exitbench ") + EB_VERSION +
@@ -223,6 +218,7 @@ struct Commands {
         add_compare_options(*recipe_run, recipe_args);
         recipe_run->add_option("--db", recipe_args.db, "save the configurations' runs to this history database");
         add_save_options(*recipe_run, recipe_args);
+        add_export_options(*recipe_run, recipe_args.common.exports, report::Subject::Compare);
         // A recipe brings its own tests and configurations: hide what cannot apply.
         for (const char* name : {"tests", "--a", "--b", "--config", "--vs"})
             recipe_run->remove_option(recipe_run->get_option(name));
@@ -232,6 +228,7 @@ struct Commands {
         compare = app.add_subcommand("compare", "A/B: configurations in interleaved rounds (--a/--b), or saved "
                                                 "results (A.json B.json, or A1.json ... --vs B1.json ...)");
         add_compare_options(*compare, compare_args);
+        add_export_options(*compare, compare_args.common.exports, report::Subject::Compare);
         compare->add_option("--db", compare_args.db, "the history database: what label:/run: refer to, and where "
                                                      "a live compare saves its configurations' runs");
         add_save_options(*compare, compare_args);
@@ -244,8 +241,11 @@ struct Commands {
         completion = app.add_subcommand("completion", "print a bash or zsh completion script");
         completion->add_option("shell", shell, "bash or zsh")->required();
 
+        report = add_report_commands(app, merge_files);
+
         run = app.add_subcommand("run", "run tests (all of the default suite when none are named)");
         add_run_options(*run, run_args);
+        add_export_options(*run, run_args.exports, report::Subject::Run);
         run->add_option("--seed", run_args.seed, "seed of the shuffled test order with --sessions (default: random, saved)");
         run->add_option("--db", run_args.db, "save to this history database (default $XDG_DATA_HOME/exitbench/history.db)");
         run->add_flag("--no-save", run_args.no_save, "do not save the run to the history");
@@ -339,6 +339,7 @@ int dispatch(Commands& c) {
         return kOk;
     }
     if (*c.import.import) return cmd_import(c.import, c.import_args);
+    if (*c.report.merge) return cmd_report_merge(c.merge_files);
     if (*c.recipe && !*c.recipe_run) return cmd_recipe_list();
     install_stop_handlers();
     if (*c.recipe_run) return cmd_recipe_run(c.device, c.recipe_name, c.recipe_args, g_interrupted);

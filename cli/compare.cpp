@@ -264,9 +264,8 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
     double alpha = parse_fraction("--alpha", a.alpha, 1e-6, 0.5);
     std::optional<double> fail_pct;
     if (!a.fail_if_slower.empty()) fail_pct = parse_fraction("--fail-if-slower", a.fail_if_slower, 0, 1e6);
-    if (a.common.format != "table")
-        throw UsageError("--format does not apply to compare; --json FILE writes the comparison as JSON");
-    if (!a.common.json.empty()) require_writable(a.common.json);
+    auto exporter = stdout_exporter(a.common.format, report::Subject::Compare);
+    auto exports = plan_exports(a.common.exports, a.common.json, report::Subject::Compare);
 
     suite::ComparisonReport cmp;
     std::vector<std::string> header;
@@ -303,23 +302,17 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
         cmp = run_live(device, a, alpha, interrupt, header, &ran);
     }
 
-    // The file first: a closed stdout must not lose it.
-    if (!a.common.json.empty())
-        report::write_file_atomic(a.common.json, report::comparison_json(cmp).dump(2) + "\n");
+    // The files first: a closed stdout must not lose them.
+    report::Comparison doc{std::move(cmp), std::move(header)};
+    bool written = write_exports(exports, doc);
     // An interrupted compare is partial: it would mislead a later one.
     if (!a.common.no_save && !interrupt.load()) save_live(a, ran);
-    // Names, facts and details come from files: no raw control byte reaches the terminal.
-    std::string text = fmt::format("exitbench compare\n{}\n", fmt::join(header, "\n")) + report::render_comparison(cmp);
-    std::string shown;
-    for (size_t at = 0, nl; at < text.size(); at = nl + 1) {
-        nl = text.find('\n', at);
-        if (nl == std::string::npos) nl = text.size();
-        shown += report::printable(std::string_view(text).substr(at, nl - at)) + "\n";
-    }
-    write_stdout(shown);
+    write_stdout(exporter->render(doc));
+    const auto& result = doc.report;
+    if (!written) return kHost;
     if (interrupt.load()) return kInterrupted;
-    if (fail_pct) return gate(cmp, *fail_pct);
-    return cmp.tests.empty() ? kTestFailed : kOk;
+    if (fail_pct) return gate(result, *fail_pct);
+    return result.tests.empty() ? kTestFailed : kOk;
 }
 
 } // namespace eb::cli

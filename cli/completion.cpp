@@ -36,7 +36,11 @@ std::vector<std::string> test_names() {
 
 Values values_for(const std::string& placeholder) {
     static const std::map<std::string, std::function<std::vector<std::string>()>> lists = {
-        {"FORMAT", report::format_names},
+        {"FORMAT", [] {
+             std::vector<std::string> v;  // every command's: --format says which apply to it
+             for (const auto& f : report::formats()) v.emplace_back(f.name);
+             return v;
+         }},
         {"TEST", test_names},
         {"MODE", [] { return std::vector<std::string>(suite::kApicModes.begin(), suite::kApicModes.end()); }},
         {"KEY", [] { return std::vector<std::string>(profile::kSortKeys.begin(), profile::kSortKeys.end()); }},

@@ -6,6 +6,7 @@
 
 #include "cli/app.h"
 #include "cli/errors.h"
+#include "cli/export.h"
 #include "cli/parse.h"
 #include "cli/profile_exec.h"
 #include "cli/run.h"
@@ -35,8 +36,11 @@ ProfileCommands add_profile_commands(CLI::App& app, ProfileArgs& a) {
     c.report->add_option("-k,--key,--sort", a.sort,
                         "ev_name, sample (default), time (total, as perf 6.3+; perf 6.1 ordered by the "
                         "average: use mean_t for that), max_t, min_t, mean_t");
-    c.report->add_option("--json", a.json, "write the analysis as JSON to FILE");
+    c.report->add_option("--json", a.json, "write the analysis as JSON to FILE (the old name of --export-json)");
     c.report->add_flag("--perf", a.perf_only, "print perf kvm stat's table only");
+    c.report->add_option("--format", a.format, fmt::format("stdout format: {} (default table)",
+                                                           fmt::join(report::format_names(report::Subject::Profile), ", ")));
+    add_export_options(*c.report, a.exports, report::Subject::Profile);
     c.compare = c.profile->add_subcommand("compare", "per reason: change in count and latency, with a significance test");
     c.compare->add_option("traces", a.files, "OLD NEW trace files")->expected(2)->required();
     c.compare->add_option("--event", a.event, "vmexit (default), mmio, ioport or msr");
@@ -148,11 +152,14 @@ int cmd_profile(const ProfileCommands& c, const ProfileArgs& a, const std::atomi
     }
     if (*c.report) {
         auto opt = options(a);
+        if (a.perf_only && a.format != "table") throw UsageError("--perf prints perf's table; it takes no --format");
+        auto exporter = stdout_exporter(a.format, report::Subject::Profile);
+        auto exports = plan_exports(a.exports, a.json, report::Subject::Profile);
         auto rep = profile::analyze(load(a.input), opt);
-        // The file first: a closed or full stdout must not cost it.
-        if (!a.json.empty()) report::write_file_atomic(a.json, profile::to_json(rep).dump(2) + "\n");
-        write_stdout(a.perf_only ? profile::render_perf(rep) : profile::render_extended(rep));
-        return kOk;
+        // The files first: a closed or full stdout must not cost them.
+        bool written = write_exports(exports, rep);
+        write_stdout(a.perf_only ? profile::render_perf(rep) : exporter->render(rep));
+        return written ? kOk : kHost;
     }
     auto opt = options(a);
     auto old_rep = profile::analyze(load(a.files[0]), opt);

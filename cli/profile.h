@@ -2,6 +2,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,8 @@ struct ProfileArgs {
     std::string interval, than;            // live: -d seconds, --than microseconds
     std::vector<std::string> files;  // compare OLD NEW
     std::vector<std::string> command;  // record -- COMMAND ARGS
+    std::string format = "table";      // report: stdout format
+    std::map<std::string, std::string> exports;  // report: --export-FORMAT FILE
 };
 
 // Adds `profile` with record/report/compare/live/cleanup; returns the subcommands.

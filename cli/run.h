@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/export.h"
 #include "kvm/system.h"
 #include "suite/result.h"
 #include "suite/spec.h"
@@ -28,6 +29,7 @@ struct RunArgs {
     std::vector<std::string> argv;  // the whole command line, for the result's provenance
     std::string db, label, note;    // run only: the history store, and what to file the run under
     bool no_save = false;
+    ExportPaths exports;            // --export-FORMAT FILE, on commands that take them
 };
 
 // Three sessions of four repeats cost ~1.6x one session of ten, and give an

@@ -1,14 +1,64 @@
 #include "report/exporter.h"
 
+#include <algorithm>
+#include <stdexcept>
+
 namespace eb::report {
 
-std::unique_ptr<Exporter> make_exporter(std::string_view format) {
-    if (format == "table") return table_exporter();
-    if (format == "kut") return kut_exporter();
-    if (format == "json") return json_exporter();
+const char* subject_name(Subject s) {
+    switch (s) {
+    case Subject::Run: return "run";
+    case Subject::Compare: return "compare";
+    case Subject::Profile: return "profile report";
+    }
+    return "?";
+}
+
+namespace {
+[[noreturn]] void not_for(Subject s) {
+    throw std::invalid_argument(std::string("this format does not apply to ") + subject_name(s));
+}
+constexpr Subject kRun = Subject::Run, kCmp = Subject::Compare, kProf = Subject::Profile;
+} // namespace
+
+std::string Exporter::render(const Comparison&) const { not_for(kCmp); }
+std::string Exporter::render(const profile::Report&) const { not_for(kProf); }
+
+bool Format::applies(Subject s) const { return std::find(subjects.begin(), subjects.end(), s) != subjects.end(); }
+
+const std::vector<Format>& formats() {
+    static const std::vector<Format> all = {
+        {"table", "the terminal report", {kRun, kCmp, kProf}, false, table_exporter},
+        {"kut", "vmexit.flat's \"name cycles\" lines", {kRun}, false, kut_exporter},
+        {"json", "the full result (schemas exitbench-run, exitbench-compare)", {kRun, kCmp, kProf}, true,
+         json_exporter},
+        {"csv", "RFC 4180, a header row and one row per test (per test and configuration; per exit reason)",
+         {kRun, kCmp, kProf}, true, csv_exporter},
+        {"markdown", "a GitHub table", {kRun, kCmp, kProf}, true, markdown_exporter},
+        {"text", "plain fixed-width columns, for mailing lists", {kRun, kCmp, kProf}, true, text_exporter},
+        {"html", "one self-contained offline page with plots", {kRun, kCmp, kProf}, true, html_exporter},
+        {"openmetrics", "Prometheus text exposition, for node_exporter's textfile collector",
+         {kRun, kCmp, kProf}, true, openmetrics_exporter},
+    };
+    return all;
+}
+
+const Format* find_format(std::string_view name) {
+    for (const auto& f : formats())
+        if (f.name == name) return &f;
     return nullptr;
 }
 
-std::vector<std::string> format_names() { return {"table", "kut", "json"}; }
+std::unique_ptr<Exporter> make_exporter(std::string_view format) {
+    const Format* f = find_format(format);
+    return f ? f->make() : nullptr;
+}
+
+std::vector<std::string> format_names(Subject s) {
+    std::vector<std::string> out;
+    for (const auto& f : formats())
+        if (f.applies(s)) out.emplace_back(f.name);
+    return out;
+}
 
 } // namespace eb::report

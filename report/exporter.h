@@ -1,26 +1,62 @@
-// One exporter per output format, behind one interface.
+// One exporter per output format, behind one interface: every command's
+// result (a run, a comparison, a profile analysis) is rendered through it,
+// and the formats are registered in one table (formats()).
 #pragma once
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "profile/analyze.h"
+#include "suite/compare.h"
 #include "suite/result.h"
 
 namespace eb::report {
+
+// A comparison as `compare` shows it: the verdicts, and the lines that say
+// what was compared (files or configurations, host differences).
+struct Comparison {
+    suite::ComparisonReport report;
+    std::vector<std::string> header;
+};
+
+// What a command produced.
+enum class Subject { Run, Compare, Profile };
+const char* subject_name(Subject s);
 
 class Exporter {
 public:
     virtual ~Exporter() = default;
     virtual std::string render(const suite::RunReport& r) const = 0;
+    // A format that does not apply (formats() says which do) throws std::invalid_argument.
+    virtual std::string render(const Comparison& c) const;
+    virtual std::string render(const profile::Report& p) const;
 };
+
+struct Format {
+    std::string_view name;
+    std::string_view what;                 // for --help
+    std::vector<Subject> subjects;         // what it can render
+    bool export_flag;                      // has --export-NAME FILE
+    std::unique_ptr<Exporter> (*make)();
+    bool applies(Subject s) const;
+};
+
+// The registry: every format, once.
+const std::vector<Format>& formats();
+const Format* find_format(std::string_view name);
+// nullptr for an unknown name.
+std::unique_ptr<Exporter> make_exporter(std::string_view format);
+// The names that apply to `s`, in registry order.
+std::vector<std::string> format_names(Subject s = Subject::Run);
 
 std::unique_ptr<Exporter> table_exporter();
 std::unique_ptr<Exporter> kut_exporter();
 std::unique_ptr<Exporter> json_exporter();
-
-// "table", "kut" or "json"; nullptr for anything else.
-std::unique_ptr<Exporter> make_exporter(std::string_view format);
-std::vector<std::string> format_names();
+std::unique_ptr<Exporter> csv_exporter();
+std::unique_ptr<Exporter> markdown_exporter();
+std::unique_ptr<Exporter> text_exporter();
+std::unique_ptr<Exporter> html_exporter();
+std::unique_ptr<Exporter> openmetrics_exporter();
 
 } // namespace eb::report

@@ -6,7 +6,6 @@
 #include <stdexcept>
 #include <type_traits>
 
-#include "report/exporter.h"
 #include "stats/inference.h"
 #include "stats/summary.h"
 
@@ -410,14 +409,5 @@ json parse_document(std::istream& in, const std::string& name) {
         throw std::runtime_error(name + ": " + e.what());
     }
 }
-
-namespace {
-class Json : public Exporter {
-public:
-    std::string render(const suite::RunReport& r) const override { return to_json(r).dump(2) + "\n"; }
-};
-} // namespace
-
-std::unique_ptr<Exporter> json_exporter() { return std::make_unique<Json>(); }
 
 } // namespace eb::report

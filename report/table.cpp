@@ -3,7 +3,10 @@
 #include <map>
 #include <sstream>
 
+#include "report/compare.h"
 #include "report/exporter.h"
+#include "report/sanitize.h"
+#include "report/views.h"
 #include "stats/inference.h"
 #include "stats/summary.h"
 
@@ -203,10 +206,27 @@ public:
                            r.interrupted ? " (interrupted: later tests did not run)" : "");
         return out;
     }
+
+    // Names, facts and details come from files: no raw control byte reaches the terminal.
+    std::string render(const Comparison& c) const override {
+        std::string text = fmt::format("exitbench compare\n{}\n", fmt::join(c.header, "\n")) +
+                           render_comparison(c.report);
+        std::string shown;
+        for (size_t at = 0, nl; at < text.size(); at = nl + 1) {
+            nl = text.find('\n', at);
+            if (nl == std::string::npos) nl = text.size();
+            shown += printable(std::string_view(text).substr(at, nl - at)) + "\n";
+        }
+        return shown;
+    }
+
+    std::string render(const profile::Report& p) const override { return profile::render_extended(p); }
 };
 
 } // namespace
 
 std::unique_ptr<Exporter> table_exporter() { return std::make_unique<Table>(); }
+
+std::string run_header(const suite::RunReport& r) { return header(r); }
 
 } // namespace eb::report

@@ -130,7 +130,7 @@ TEST(Compare, BadInputsGiveOneLineErrors) {
              {{"compare", "missing1.json", "missing2.json"}, "cannot read missing1.json: no such file"},
              {{"compare", bad, "--vs"}, "--vs"},
              {{"compare", "--vs", bad}, "side A is empty"},
-             {{"compare", other, other, "--format", "json"}, "--format does not apply to compare"},
+             {{"compare", other, other, "--format", "kut"}, "--format kut does not apply to compare"},
              {{"compare", "cpuid", "--a", "--guest-msr nope=1", "--b", ""}, "unknown MSR"},
              {{"compare", "cpuid", "--a", "-r 3"}, "--a and --b go together"},
              {{"compare", "cpuid", "--a", "--sessions 2", "--b", ""}, "--sessions does not apply"},

@@ -54,10 +54,16 @@ TEST(Fault, FullStdoutIsAnErrorAndTheJsonIsComplete) {
     TempDir tmp;
     CliOptions o;
     o.stdout_file = "/dev/full";
-    auto r = run_cli({"run", "cpuid", "-n", "64", "-r", "2", "--no-save", "--json", tmp.file("r.json")}, o);
+    auto r = run_cli({"run", "cpuid", "-n", "64", "-r", "2", "--no-save", "--json", tmp.file("r.json"),
+                      "--export-csv", tmp.file("r.csv"), "--export-openmetrics", tmp.file("r.prom")}, o);
     EXPECT_EQ(r.rc, 3) << r.err;
     EXPECT_EQ(r.err, "exitbench: error: cannot write to stdout: No space left on device\n");
     EXPECT_EQ(load(tmp.file("r.json")).results.size(), 2u);
+    std::ifstream csv(tmp.file("r.csv"));
+    size_t lines = 0;
+    for (std::string l; std::getline(csv, l);) ++lines;
+    EXPECT_EQ(lines, 3u);  // header, cpuid, baseline
+    EXPECT_TRUE(fs::file_size(tmp.file("r.prom")) > 0);
     auto env = run_cli({"env"}, o);
     EXPECT_EQ(env.rc, 3) << env.err;
     EXPECT_NE(env.err.find("cannot write to stdout"), std::string::npos) << env.err;
@@ -68,10 +74,14 @@ TEST(Fault, ClosedStdoutEndsCleanlyAndTheJsonIsWritten) {
     TempDir tmp;
     CliOptions o;
     o.close_stdout = true;
-    auto r = run_cli({"run", "cpuid", "-n", "64", "-r", "2", "--no-save", "--json", tmp.file("r.json")}, o);
+    auto r = run_cli({"run", "cpuid", "-n", "64", "-r", "2", "--no-save", "--json", tmp.file("r.json"),
+                      "--export-html", tmp.file("r.html")}, o);
     EXPECT_EQ(r.rc, 0) << r.err;  // not 141, SIGPIPE's
     EXPECT_EQ(r.err, "");
     EXPECT_EQ(load(tmp.file("r.json")).results.size(), 2u);
+    std::ifstream html(tmp.file("r.html"));
+    std::string page((std::istreambuf_iterator<char>(html)), {});
+    EXPECT_TRUE(page.ends_with("</html>\n"));
     EXPECT_EQ(run_cli({"list"}, o).rc, 0);
 }
 

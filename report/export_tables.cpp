@@ -1,0 +1,89 @@
+// CSV, markdown and plain text: the subject's Grid (report/views.h) with its
+// heading and notes. CSV is the grid alone, for spreadsheets and scripts.
+#include <fmt/format.h>
+
+#include "report/exporter.h"
+#include "report/sanitize.h"
+#include "report/views.h"
+
+namespace eb::report {
+
+namespace {
+
+class Csv : public Exporter {
+public:
+    std::string render(const suite::RunReport& r) const override { return to_csv(run_grid(r)); }
+    std::string render(const Comparison& c) const override { return to_csv(compare_grid(c)); }
+    std::string render(const profile::Report& p) const override { return to_csv(profile_grid(p)); }
+};
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> out;
+    for (size_t at = 0, nl; at < text.size(); at = nl + 1) {
+        nl = text.find('\n', at);
+        if (nl == std::string::npos) nl = text.size();
+        if (nl > at) out.push_back(text.substr(at, nl - at));
+    }
+    return out;
+}
+
+// A GitHub comment: the heading as a paragraph, the table, the notes as a list.
+class Markdown : public Exporter {
+    static std::string doc(const std::string& title, const std::vector<std::string>& head, const Grid& g,
+                           const std::vector<std::string>& notes) {
+        std::string out = "### " + markdown_cell(title) + "\n\n";
+        for (const auto& l : head) out += markdown_cell(l) + "  \n";
+        out += "\n" + to_markdown(g);
+        if (!notes.empty()) out += "\n";
+        for (const auto& n : notes) out += "- " + markdown_cell(n) + "\n";
+        return out;
+    }
+
+public:
+    std::string render(const suite::RunReport& r) const override {
+        Grid g = run_grid(r);
+        for (auto& row : g.rows) row.pop_back();  // details go below, as notes
+        g.columns.pop_back();
+        return doc("exitbench run", lines_of(run_header(r)), g, run_notes(r));
+    }
+    std::string render(const Comparison& c) const override {
+        return doc("exitbench compare", c.header, compare_grid(c), compare_notes(c));
+    }
+    std::string render(const profile::Report& p) const override {
+        return doc("exitbench profile report", profile_lines(p), profile_grid(p), {});
+    }
+};
+
+// For mailing lists: fixed-width columns, nothing that needs rendering.
+class Text : public Exporter {
+    static std::string doc(const std::vector<std::string>& head, const Grid& g, const std::vector<std::string>& notes) {
+        std::string out;
+        for (const auto& l : head) out += printable(l) + "\n";
+        out += "\n" + to_text(g);
+        if (!notes.empty()) out += "\n";
+        for (const auto& n : notes) out += "  " + printable(n) + "\n";
+        return out;
+    }
+
+public:
+    std::string render(const suite::RunReport& r) const override {
+        Grid g = run_grid(r);
+        for (auto& row : g.rows) row.pop_back();
+        g.columns.pop_back();
+        return doc(lines_of(run_header(r)), g, run_notes(r));
+    }
+    std::string render(const Comparison& c) const override {
+        auto head = c.header;
+        head.insert(head.begin(), "exitbench compare");
+        return doc(head, compare_grid(c), compare_notes(c));
+    }
+    std::string render(const profile::Report& p) const override { return doc(profile_lines(p), profile_grid(p), {}); }
+};
+
+} // namespace
+
+std::unique_ptr<Exporter> csv_exporter() { return std::make_unique<Csv>(); }
+std::unique_ptr<Exporter> markdown_exporter() { return std::make_unique<Markdown>(); }
+std::unique_ptr<Exporter> text_exporter() { return std::make_unique<Text>(); }
+
+} // namespace eb::report

@@ -1,0 +1,216 @@
+// One self-contained HTML file per result: tables from the subject's Grid,
+// plots drawn by the inlined Chart.js from JSON embedded in the page. A
+// Content-Security-Policy forbids every request, so nothing leaves the file.
+#include <cmath>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "report/exporter.h"
+#include "report/html.h"
+#include "report/views.h"
+#include "stats/inference.h"
+#include "stats/summary.h"
+
+namespace eb::report {
+
+namespace {
+
+using nlohmann::json;
+
+std::string esc(std::string_view s) {
+    std::string out;
+    for (char c : s) {
+        switch (c) {
+        case '&': out += "&amp;"; break;
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '"': out += "&quot;"; break;
+        default: out += c;
+        }
+    }
+    return out;
+}
+
+std::string table(const Grid& g) {
+    std::string out = "<table><tr>";
+    for (const auto& c : g.columns) out += "<th>" + esc(c) + "</th>";
+    out += "</tr>\n";
+    for (const auto& r : g.rows) {
+        out += "<tr>";
+        for (size_t i = 0; i < r.size(); ++i)
+            out += (i < g.numeric.size() && g.numeric[i] ? "<td class=n>" : "<td>") + esc(r[i]) + "</td>";
+        out += "</tr>\n";
+    }
+    return out + "</table>\n";
+}
+
+std::string list(const std::vector<std::string>& items) {
+    if (items.empty()) return "";
+    std::string out = "<ul class=notes>";
+    for (const auto& n : items) out += "<li>" + esc(n) + "</li>";
+    return out + "</ul>\n";
+}
+
+// The page around its sections; `plots` become canvases the script draws.
+struct Page {
+    std::string title, body;
+    json plots = json::array();
+
+    void canvas(json plot, const std::string& caption, int height = 300) {
+        std::string id = fmt::format("plot{}", plots.size());
+        plot["id"] = id;
+        plots.push_back(std::move(plot));
+        body += fmt::format("<figure><canvas id=\"{}\" width=\"900\" height=\"{}\"></canvas><figcaption>{}</figcaption>"
+                            "</figure>\n", id, height, esc(caption));
+    }
+
+    std::string html() const {
+        // Strings from result files may not be UTF-8: replaced, not fatal.
+        std::string data = json{{"plots", plots}}.dump(-1, ' ', false, json::error_handler_t::replace);
+        // Inside <script>, "</" could end the element: JSON may spell it "<\/".
+        for (size_t at = 0; (at = data.find("</", at)) != std::string::npos; at += 3) data.replace(at, 2, "<\\/");
+        return fmt::format(
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; "
+            "style-src 'unsafe-inline'; img-src data:\">\n<title>{}</title>\n<style>{}</style>\n</head><body>\n"
+            "<h1>{}</h1>\n{}"
+            "<details><summary>Plots drawn with Chart.js (MIT/Expat license), inlined from Debian's libjs-chart.js"
+            "</summary><pre>{}</pre></details>\n"
+            "<pre id=\"eb-check\"></pre>\n<script id=\"eb-data\" type=\"application/json\">{}</script>\n"
+            "<script>{}</script>\n<script>{}</script>\n</body></html>\n",
+            esc(title), html::page_style(), esc(title), body, esc(html::chartjs_license()), data, html::chartjs(),
+            html::page_script());
+    }
+};
+
+// Log-spaced bins of `xs`, with markers at the p50 and p99 (fractional bin positions).
+json histogram_plot(const std::string& title, const std::vector<double>& xs, const std::string& unit) {
+    constexpr size_t kBins = 30;
+    auto h = stats::histogram(xs, kBins, true);
+    std::vector<double> qs{0.5, 0.99};
+    auto p = stats::percentiles(xs, qs);
+    json labels = json::array();
+    double llo = std::log(h.lo), step = (std::log(h.hi) - llo) / double(h.counts.size());
+    for (size_t k = 0; k < h.counts.size(); ++k) labels.push_back(fmt::format("{:.0f}", std::exp(llo + step * (double(k) + 0.5))));
+    auto at = [&](double v) { return step > 0 ? (std::log(v) - llo) / step - 0.5 : 0.0; };
+    return {{"kind", "histogram"}, {"title", title}, {"x_title", unit}, {"labels", labels}, {"counts", h.counts},
+            {"markers", {{{"at", at(p[0])}, {"label", fmt::format("p50 {:.0f}", p[0])}},
+                         {{"at", at(p[1])}, {"label", fmt::format("p99 {:.0f}", p[1])}}}}};
+}
+
+void run_page(Page& pg, const suite::RunReport& r) {
+    std::string head = esc(run_header(r));
+    for (size_t at = 0; (at = head.find('\n', at)) != std::string::npos; at += 5) head.replace(at, 1, "<br>\n");
+    pg.body += "<p>" + head + "</p>\n<h2>Summary</h2>\n" + table(run_grid(r)) + list(run_notes(r));
+    Grid env{{"fact", "value"}, {false, false}, {}};
+    const auto& pv = r.provenance;
+    std::vector<std::pair<std::string, std::string>> facts{
+        {"time (UTC)", pv.timestamp_utc}, {"hostname", pv.hostname}, {"build", pv.git_describe}};
+    for (const auto& [k, v] : facts)
+        if (!v.empty()) env.rows.push_back({k, v});
+    for (const auto& [k, v] : r.env) env.rows.push_back({k, v});
+    pg.body += "<h2>Environment</h2>\n<details><summary>" + std::to_string(env.rows.size()) +
+               " facts</summary>" + table(env) + "</details>\n<h2>Per test</h2>\n";
+    for (const auto& t : r.results) {
+        auto hl = suite::headline(t);
+        if (!hl) continue;
+        json sessions = json::array(), medians = json::array();
+        for (const auto& s : t.sessions) {
+            sessions.push_back(s.samples);
+            medians.push_back(s.samples.empty() ? 0.0 : stats::median(s.samples));
+        }
+        std::string level = hl->between_sessions ? "geometric mean of the session medians, 95% interval across sessions"
+                                                 : "median of the repeats, 95% interval within this one session";
+        pg.canvas({{"kind", "repeats"}, {"title", t.name + ": cycles per iteration"}, {"sessions", sessions},
+                   {"session_medians", medians}, {"center", hl->cycles}, {"lo", hl->ci.lo}, {"hi", hl->ci.hi},
+                   {"center_label", hl->between_sessions ? "geometric mean" : "median"}},
+                  t.name + ": every repeat; " + level);
+        auto net = net_per_exit(r, t);
+        if (!net.empty())
+            pg.canvas(histogram_plot(t.name + ": per-exit cycles (log bins)", net, "cycles (bin centre)"),
+                      t.name + fmt::format(": {} single iterations, timestamp cost subtracted", net.size()));
+    }
+}
+
+void compare_page(Page& pg, const Comparison& c) {
+    pg.body += list(c.header) + "<h2>Summary</h2>\n" + table(compare_grid(c)) + list(compare_notes(c));
+    json rows = json::array(), control = json::array();
+    for (const auto& t : c.report.tests)
+        for (size_t i = 0; i < t.vs_first.size(); ++i) {
+            const auto& e = t.vs_first[i];
+            if (!std::isfinite(e.ratio)) continue;
+            bool ci = std::isfinite(e.ratio_ci.lo) && std::isfinite(e.ratio_ci.hi);
+            json row = {{"label", fmt::format("{} {}: {}", t.test, t.configs[i + 1].label, suite::verdict_name(e.verdict))},
+                        {"change", (e.ratio - 1) * 100}, {"lo", ((ci ? e.ratio_ci.lo : e.ratio) - 1) * 100},
+                        {"hi", ((ci ? e.ratio_ci.hi : e.ratio) - 1) * 100}, {"verdict", suite::verdict_name(e.verdict)}};
+            (t.test == "baseline" ? control : rows).push_back(row);
+        }
+    pg.body += "<h2>B/A per test</h2>\n";
+    if (!rows.empty())
+        pg.canvas({{"kind", "forest"}, {"title", "ratio of geometric means, with its interval"}, {"rows", rows}},
+                  "green: faster, red: slower, grey: no detectable difference or not testable (no interval)",
+                  int(80 + 40 * rows.size()));
+    if (!control.empty())
+        pg.canvas({{"kind", "forest"}, {"title", "negative control: baseline (the empty loop)"}, {"rows", control}},
+                  "the baseline should not move; an interval that excludes 0 is drift, not the configuration", 140);
+}
+
+void profile_page(Page& pg, const profile::Report& p) {
+    pg.body += list(profile_lines(p)) + "<h2>Summary</h2>\n" + table(profile_grid(p));
+    bool timed = p.degraded.empty() && p.total_time_ns > 0;
+    json labels = json::array(), values = json::array();
+    for (const auto& row : p.rows) {
+        labels.push_back(row.name);
+        double part = timed ? double(row.total_ns) : double(row.count);
+        double whole = timed ? double(p.total_time_ns) : double(p.total_samples);
+        values.push_back(whole > 0 ? part / whole * 100 : 0.0);
+    }
+    if (!p.rows.empty())
+        pg.canvas({{"kind", "share"}, {"title", timed ? "share of handling time per reason" : "share of events (counts only)"},
+                   {"x_title", timed ? "% of total handling time" : "% of events"}, {"labels", labels}, {"values", values}},
+                  timed ? "time between kvm_exit and kvm_entry, summed per reason" : p.degraded,
+                  int(100 + 24 * p.rows.size()));
+    if (!timed) return;
+    for (const auto& row : p.rows) {
+        size_t lo = profile::kHistBuckets, hi = 0;
+        for (size_t k = 0; k < row.log2_hist.size(); ++k)
+            if (row.log2_hist[k]) lo = std::min(lo, k), hi = k;
+        if (lo > hi) continue;
+        json lab = json::array(), counts = json::array();
+        for (size_t k = lo; k <= hi; ++k) {
+            lab.push_back(k ? fmt::format("{}", uint64_t(1) << (k - 1)) : "0");
+            counts.push_back(row.log2_hist[k]);
+        }
+        // Bucket k holds [2^(k-1), 2^k): a value v sits at log2(v) - lo + 0.5 bars from the first.
+        auto at = [&](double v) { return v >= 1 && lo >= 1 ? std::log2(v) - double(lo) + 0.5 : 0.0; };
+        pg.canvas({{"kind", "histogram"}, {"title", row.name + ": handling latency (log2 buckets)"}, {"x_title", "ns (bucket [2^(k-1), 2^k), by its lower edge)"},
+                   {"labels", lab}, {"counts", counts},
+                   {"markers", {{{"at", at(row.p50_ns)}, {"label", fmt::format("p50 {:.0f} ns", row.p50_ns)}},
+                                {{"at", at(row.p99_ns)}, {"label", fmt::format("p99 {:.0f} ns", row.p99_ns)}}}}},
+                  fmt::format("{}: {} exits", row.name, row.count), 260);
+    }
+}
+
+class Html : public Exporter {
+public:
+    std::string render(const suite::RunReport& r) const override { return page("exitbench run", [&](Page& p) { run_page(p, r); }); }
+    std::string render(const Comparison& c) const override { return page("exitbench compare", [&](Page& p) { compare_page(p, c); }); }
+    std::string render(const profile::Report& r) const override {
+        return page("exitbench profile report", [&](Page& p) { profile_page(p, r); });
+    }
+
+private:
+    template <class F>
+    static std::string page(const char* title, F&& fill) {
+        Page p;
+        p.title = title;
+        fill(p);
+        return p.html();
+    }
+};
+
+} // namespace
+
+std::unique_ptr<Exporter> html_exporter() { return std::make_unique<Html>(); }
+
+} // namespace eb::report

@@ -1,0 +1,50 @@
+// `report merge`: results from many hosts in one view. Hosts are grouped by
+// the facts that define a machine for an exit's cost (CPU model, microcode,
+// kernel, KVM backend); within a group every test gets its spread across
+// hosts, and a host whose figure is far from the group's median is flagged.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "suite/result.h"
+
+namespace eb::report {
+
+struct MergeInput {
+    std::string name;  // the file it came from
+    suite::RunReport run;
+};
+
+struct HostFigure {
+    std::string host;   // hostname, or the file name where none was recorded
+    double cycles = 0;  // the test's headline figure on that host
+    bool outlier = false;
+};
+
+struct MergedTest {
+    std::string test;
+    std::vector<HostFigure> hosts;
+    double median = 0, min = 0, max = 0;
+    double spread_pct = 0;  // (max - min) / median
+};
+
+struct MergeGroup {
+    std::string cpu_model, microcode, kernel, backend;
+    std::vector<std::string> hosts;
+    std::vector<MergedTest> tests;
+};
+
+struct Merged {
+    std::vector<MergeGroup> groups;
+    std::vector<std::string> warnings;  // schema versions, test sets: what was merged
+};
+
+// A host is an outlier in its group when its log figure is further from the
+// group's median than 3 scaled MADs and than kOutlierFloor (relative): with
+// near-identical hosts the MAD alone would flag noise. Needs 3 hosts.
+inline constexpr double kOutlierFloor = 0.02;
+
+Merged merge_runs(const std::vector<MergeInput>& in);
+std::string render_merged(const Merged& m);
+
+} // namespace eb::report

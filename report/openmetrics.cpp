@@ -1,0 +1,168 @@
+// Metrics for a fleet: the Prometheus text exposition format (0.0.4), as
+// node_exporter's textfile collector reads it. No sample carries a timestamp
+// (the collector refuses those); the run's time is a gauge of its own.
+#include <charconv>
+#include <cmath>
+#include <ctime>
+#include <fmt/format.h>
+#include <map>
+
+#include "report/exporter.h"
+#include "report/openmetrics.h"
+#include "report/views.h"
+#include "stats/inference.h"
+
+namespace eb::report {
+
+std::string metric_label_value(std::string_view s) {
+    std::string out;
+    for (char ch : s) {
+        auto c = static_cast<unsigned char>(ch);
+        if (c == '\\') out += "\\\\";
+        else if (c == '"') out += "\\\"";
+        else if (c == '\n') out += "\\n";
+        else if (c < 0x20 || c >= 0x7f) out += '?';  // keeps the file valid UTF-8 whatever a result file held
+        else out += ch;
+    }
+    return out;
+}
+
+void Metrics::family(const std::string& name, const char* type, const std::string& help) {
+    std::string h;
+    for (char c : help) h += c == '\\' ? "\\\\" : c == '\n' ? "\\n" : std::string(1, c);
+    text_ += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, h, name, type);
+}
+
+void Metrics::sample(const std::string& name, const Labels& labels, double value) {
+    if (!std::isfinite(value)) return;  // an unknown figure is absent, not NaN
+    std::string l;
+    for (const auto& [k, v] : labels) l += fmt::format("{}{}=\"{}\"", l.empty() ? "" : ",", k, metric_label_value(v));
+    char num[64];
+    auto end = std::to_chars(num, num + sizeof num, value).ptr;  // shortest form that reads back exactly
+    text_ += fmt::format("{}{}{}{} {}\n", name, l.empty() ? "" : "{", l, l.empty() ? "" : "}",
+                         std::string_view(num, size_t(end - num)));
+}
+
+namespace {
+
+Labels with(Labels base, std::initializer_list<std::pair<std::string, std::string>> more) {
+    base.insert(base.end(), more.begin(), more.end());
+    return base;
+}
+
+double epoch_seconds(const std::string& iso) {
+    std::tm tm{};
+    const char* end = strptime(iso.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return end && !*end ? double(timegm(&tm)) : NAN;
+}
+
+void run_metrics(Metrics& m, const suite::RunReport& r) {
+    Labels host{{"backend", vmm::backend_name(r.host.backend)}, {"cpu_model", r.host.cpu_model},
+                {"kernel", r.host.kernel_release}};
+    m.family("exitbench_run_info", "gauge", "1, labelled with where and from which build the run came");
+    m.sample("exitbench_run_info", with(host, {{"hostname", r.provenance.hostname}, {"version", r.tool_version},
+                                               {"git", r.provenance.git_describe}}), 1);
+    m.family("exitbench_run_timestamp_seconds", "gauge", "when the run started, Unix time");
+    m.sample("exitbench_run_timestamp_seconds", host, epoch_seconds(r.provenance.timestamp_utc));
+    m.family("exitbench_exit_cycles", "summary", "TSC cycles per iteration: the median of the repeats (one "
+                                                 "session) or the geometric mean of the session medians");
+    for (const auto& t : r.results)
+        if (auto hl = suite::headline(t)) m.sample("exitbench_exit_cycles", with(host, {{"test", t.name}, {"quantile", "0.5"}}), hl->cycles);
+    m.family("exitbench_exit_cycles_ci95", "gauge", "bounds of the 95% interval of exitbench_exit_cycles");
+    for (const auto& t : r.results)
+        if (auto hl = suite::headline(t)) {
+            m.sample("exitbench_exit_cycles_ci95", with(host, {{"test", t.name}, {"bound", "lower"}}), hl->ci.lo);
+            m.sample("exitbench_exit_cycles_ci95", with(host, {{"test", t.name}, {"bound", "upper"}}), hl->ci.hi);
+        }
+    m.family("exitbench_exit_seconds", "gauge", "exitbench_exit_cycles in seconds, at the TSC frequency");
+    for (const auto& t : r.results)
+        if (auto hl = suite::headline(t)) m.sample("exitbench_exit_seconds", with(host, {{"test", t.name}}), hl->cycles / (r.host.tsc_mhz * 1e6));
+    m.family("exitbench_exits_per_iteration", "gauge", "exits per iteration as the host's counters verified them");
+    for (const auto& t : r.results)
+        if (t.exits.measured) m.sample("exitbench_exits_per_iteration", with(host, {{"test", t.name}}), *t.exits.measured);
+    m.family("exitbench_test_status", "gauge", "1 for the status each test ended with");
+    for (const auto& t : r.results)
+        m.sample("exitbench_test_status", with(host, {{"test", t.name}, {"status", suite::status_name(t.status)}}), 1);
+    bool any = false;
+    for (const auto& t : r.results) {
+        auto net = net_per_exit(r, t);
+        if (net.empty()) continue;
+        if (!any) m.family("exitbench_per_exit_cycles", "summary", "--per-exit: cycles of single iterations, minus "
+                                                                   "the timestamp pair's cost");
+        any = true;
+        std::vector<double> qs{0.5, 0.9, 0.99, 0.999};
+        auto p = stats::percentiles(net, qs);
+        for (size_t i = 0; i < qs.size(); ++i)
+            m.sample("exitbench_per_exit_cycles", with(host, {{"test", t.name}, {"quantile", fmt::format("{:g}", qs[i])}}), p[i]);
+        double sum = 0;
+        for (double x : net) sum += x;
+        m.sample("exitbench_per_exit_cycles_sum", with(host, {{"test", t.name}}), sum);
+        m.sample("exitbench_per_exit_cycles_count", with(host, {{"test", t.name}}), double(net.size()));
+    }
+}
+
+void compare_metrics(Metrics& m, const Comparison& c) {
+    m.family("exitbench_compare_cycles", "gauge", "geometric mean of the unit medians, cycles per iteration");
+    for (const auto& t : c.report.tests)
+        for (const auto& k : t.configs)
+            m.sample("exitbench_compare_cycles", {{"test", t.test}, {"config", k.label}}, k.unit_medians.empty() ? NAN : k.center);
+    // Each family's samples stay together, as the format requires.
+    auto each = [&](auto&& f) {
+        for (const auto& t : c.report.tests)
+            for (size_t i = 0; i < t.vs_first.size(); ++i)
+                f(t.vs_first[i], Labels{{"test", t.test}, {"config", t.configs[i + 1].label},
+                                        {"reference", t.configs[0].label}});
+    };
+    m.family("exitbench_compare_ratio", "gauge", "ratio of geometric means, config / reference");
+    each([&](const suite::Effect& e, const Labels& l) { m.sample("exitbench_compare_ratio", l, e.ratio); });
+    m.family("exitbench_compare_ratio_ci", "gauge", "bounds of the interval of exitbench_compare_ratio");
+    each([&](const suite::Effect& e, const Labels& l) {
+        m.sample("exitbench_compare_ratio_ci", with(l, {{"bound", "lower"}}), e.ratio_ci.lo);
+        m.sample("exitbench_compare_ratio_ci", with(l, {{"bound", "upper"}}), e.ratio_ci.hi);
+    });
+    m.family("exitbench_compare_verdict", "gauge", "1 for the verdict of each config against the reference");
+    each([&](const suite::Effect& e, const Labels& l) {
+        m.sample("exitbench_compare_verdict", with(l, {{"verdict", suite::verdict_name(e.verdict)}}), 1);
+    });
+}
+
+void profile_metrics(Metrics& m, const profile::Report& p) {
+    Labels base{{"backend", p.backend}, {"isa", p.isa}, {"mode", std::string(profile::mode_name(p.mode))}};
+    m.family("exitbench_profile_events_total", "counter", "events of each reason in the trace");
+    for (const auto& row : p.rows)
+        m.sample("exitbench_profile_events_total", with(base, {{"reason", row.name},
+                 {"tracepoint", std::string(profile::event_type_name(row.type))}}), double(row.count));
+    m.family("exitbench_profile_lost_events_total", "counter", "events the ring buffer lost");
+    m.sample("exitbench_profile_lost_events_total", base, double(p.lost_events));
+    if (!p.degraded.empty()) return;  // no latency to report
+    m.family("exitbench_profile_handling_seconds", "summary", "host handling time, kvm_exit to kvm_entry");
+    for (const auto& row : p.rows) {
+        if (!row.timed) continue;
+        Labels l = with(base, {{"reason", row.name}});
+        m.sample("exitbench_profile_handling_seconds", with(l, {{"quantile", "0.5"}}), row.p50_ns / 1e9);
+        m.sample("exitbench_profile_handling_seconds", with(l, {{"quantile", "0.99"}}), row.p99_ns / 1e9);
+        m.sample("exitbench_profile_handling_seconds_sum", l, double(row.total_ns) / 1e9);
+        m.sample("exitbench_profile_handling_seconds_count", l, double(row.count));
+    }
+}
+
+class OpenMetrics : public Exporter {
+public:
+    std::string render(const suite::RunReport& r) const override { return build([&](Metrics& m) { run_metrics(m, r); }); }
+    std::string render(const Comparison& c) const override { return build([&](Metrics& m) { compare_metrics(m, c); }); }
+    std::string render(const profile::Report& p) const override { return build([&](Metrics& m) { profile_metrics(m, p); }); }
+
+private:
+    template <class F>
+    static std::string build(F&& fill) {
+        Metrics m;
+        fill(m);
+        return m.text();
+    }
+};
+
+} // namespace
+
+std::unique_ptr<Exporter> openmetrics_exporter() { return std::make_unique<OpenMetrics>(); }
+
+} // namespace eb::report

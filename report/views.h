@@ -1,0 +1,28 @@
+// Each subject's figures as a Grid and its heading lines: defined once here,
+// laid out by CSV, markdown, text and HTML alike.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "report/exporter.h"
+#include "report/grid.h"
+
+namespace eb::report {
+
+Grid run_grid(const suite::RunReport& r);          // one row per test
+Grid compare_grid(const Comparison& c);           // one row per test and configuration
+Grid profile_grid(const profile::Report& p);       // one row per exit reason (key)
+
+// What ran, where, and at which level the interval is (table.cpp's heading).
+std::string run_header(const suite::RunReport& r);
+// The lines that go below a table: details of skipped or failed tests,
+// compare's warnings and advice, a profile's drops and degraded note.
+std::vector<std::string> run_notes(const suite::RunReport& r);
+std::vector<std::string> compare_notes(const Comparison& c);
+std::vector<std::string> profile_lines(const profile::Report& p);
+
+// --per-exit samples minus the timestamp pair's cost (the baseline's median
+// per-exit sample), floored at 1 cycle; empty without samples.
+std::vector<double> net_per_exit(const suite::RunReport& r, const suite::TestResult& t);
+
+} // namespace eb::report

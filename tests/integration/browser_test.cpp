@@ -1,0 +1,128 @@
+// The HTML reports in a real browser: Debian's headless Chromium, network
+// off, a fresh profile. The page itself says what it drew (#eb-check); the
+// console must stay silent; a screenshot of each page is kept under the
+// build directory (EB_ARTIFACTS) for people to look at.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli_runner.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+    std::ifstream f(path);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+const char* chromium() {
+    for (const char* p : {"/usr/bin/chromium", "/usr/bin/chromium-browser"})
+        if (access(p, X_OK) == 0) return p;
+    return nullptr;
+}
+
+#define REQUIRE_CHROMIUM()                                                                         \
+    if (!chromium()) GTEST_SKIP() << "no headless Chromium (Debian package chromium) on this machine"
+
+// Runs Chromium on a local file with every network path closed; returns its stdout.
+std::string browse(const TempDir& dir, const std::string& page, const std::string& action, std::string& log) {
+    std::string profile = dir.file("chromium-profile-" + std::to_string(std::rand()));
+    fs::create_directories(profile);
+    std::string cmd = std::string(chromium()) +
+                      " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run"
+                      " --disable-background-networking --disable-component-update --disable-sync"
+                      " --host-resolver-rules='MAP * ~NOTFOUND' --enable-logging=stderr --v=0"
+                      " --user-data-dir=" + profile + " " + action + " file://" + page +
+                      " > " + dir.file("out") + " 2> " + dir.file("err");
+    int rc = std::system(cmd.c_str());
+    log = slurp(dir.file("err"));
+    EXPECT_EQ(rc, 0) << log;
+    return slurp(dir.file("out"));
+}
+
+// What the page's own check wrote; the screenshot goes to EB_ARTIFACTS/NAME.png.
+json open_page(const TempDir& dir, const std::string& page, const std::string& name, int height) {
+    std::string log;
+    std::string dom = browse(dir, page, "--dump-dom", log);
+    for (std::string line; const auto& l : {log}) {
+        std::istringstream in(l);
+        while (std::getline(in, line))
+            EXPECT_EQ(line.find("CONSOLE"), std::string::npos) << "console message: " << line;
+    }
+    auto at = dom.find("<pre id=\"eb-check\">");
+    EXPECT_NE(at, std::string::npos) << dom.substr(0, 2000);
+    if (at == std::string::npos) return json::object();
+    at += 19;
+    std::string check = dom.substr(at, dom.find("</pre>", at) - at);
+    EXPECT_FALSE(check.empty()) << "the page script did not run; Chromium said:\n" << log;
+    fs::create_directories(EB_ARTIFACTS);
+    std::string png = std::string(EB_ARTIFACTS) + "/" + name + ".png";
+    fs::remove(png);
+    browse(dir, page, "--screenshot=" + png + " --window-size=1200," + std::to_string(height), log);
+    EXPECT_GT(fs::exists(png) ? fs::file_size(png) : 0, 10000u) << "no screenshot: " << log;
+    return check.empty() ? json::object() : json::parse(check);
+}
+
+void expect_drawn(const json& check, size_t plots) {
+    ASSERT_TRUE(check.contains("expected")) << check;
+    EXPECT_EQ(check["expected"], plots) << check;
+    EXPECT_EQ(check["canvases"], plots) << check;
+    EXPECT_EQ(check["nonblank"], plots) << check;
+    EXPECT_EQ(check["with_data"], plots) << check;  // every chart has elements from its data
+    EXPECT_EQ(check["errors"], json::array()) << check;
+}
+
+} // namespace
+
+TEST(Browser, RunReportDrawsRepeatsAndPerExitHistograms) {
+    REQUIRE_KVM();
+    REQUIRE_CHROMIUM();
+    TempDir dir;
+    auto r = run_cli({"run", "cpuid", "inl_from_qemu", "--sessions", "2", "-r", "3", "-n", "2000", "--per-exit",
+                      "--no-save", "--export-html", dir.file("run.html"), "--export-json", dir.file("run.json")});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    size_t plots = 0;  // counted from the result, not from the page
+    auto result = json::parse(slurp(dir.file("run.json")));
+    for (const auto& t : result["results"]) {
+        bool measured = !t["sessions"].empty();
+        plots += measured + (measured && t.contains("per_exit") && !t["per_exit"].is_null());
+    }
+    EXPECT_EQ(plots, 6u);  // three tests, each with its repeats and its per-exit histogram
+    expect_drawn(open_page(dir, dir.file("run.html"), "run", 3600), plots);
+}
+
+TEST(Browser, CompareReportDrawsForestPlotAndControl) {
+    REQUIRE_KVM();
+    REQUIRE_CHROMIUM();
+    TempDir dir;
+    for (const char* side : {"a", "b"}) {
+        auto r = run_cli({"run", "cpuid", "inl_from_qemu", "--sessions", "3", "-r", "3", "-n", "2000", "--no-save",
+                          "--json", dir.file(std::string(side) + ".json")});
+        ASSERT_EQ(r.rc, 0) << r.err;
+    }
+    auto c = run_cli({"compare", dir.file("a.json"), dir.file("b.json"), "--export-html", dir.file("cmp.html")});
+    ASSERT_EQ(c.rc, 0) << c.err;
+    expect_drawn(open_page(dir, dir.file("cmp.html"), "compare", 1400), 2);  // the tests; the baseline apart
+}
+
+TEST(Browser, ProfileReportDrawsSharesAndLatencyHistograms) {
+    REQUIRE_CHROMIUM();
+    TempDir dir;
+    auto r = run_cli({"profile", "report", "-i", EB_FIXTURES "/profile/nested-svm-cpuid-msr-io.trace",
+                      "--export-html", dir.file("p.html"), "--export-json", dir.file("p.json")});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    size_t plots = 1;  // the share of time
+    auto analysis = json::parse(slurp(dir.file("p.json")));
+    for (const auto& row : analysis["rows"])
+        plots += row.value("timed", false) && !row["log2_hist"].empty();
+    EXPECT_GT(plots, 1u);
+    expect_drawn(open_page(dir, dir.file("p.html"), "profile", 2400), plots);
+}

@@ -1,0 +1,127 @@
+// --export-FORMAT on run, compare and profile report against the real binary:
+// every file complete even with stdout closed, paths checked before anything
+// runs, promtool on real metrics, and the HTML opened in headless Chromium.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli_runner.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+    std::ifstream f(path);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+const char* kFormats[] = {"json", "csv", "markdown", "text", "html", "openmetrics"};
+
+// Every --export-FORMAT into `dir`, as base.FORMAT.
+std::vector<std::string> export_args(const TempDir& dir, const std::string& base) {
+    std::vector<std::string> a;
+    for (const char* f : kFormats) a.insert(a.end(), {std::string("--export-") + f, dir.file(base + "." + f)});
+    return a;
+}
+
+std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
+const std::vector<std::string> kQuickRun = {"run", "cpuid", "inl_from_qemu", "--sessions", "2", "-r", "3",
+                                            "-n", "2000", "--no-save"};
+
+bool have(const char* tool) { return std::system((std::string("command -v ") + tool + " >/dev/null 2>&1").c_str()) == 0; }
+
+// Each file of a complete export, checked by what its format promises.
+void expect_complete(const TempDir& dir, const std::string& base, size_t rows) {
+    auto j = json::parse(slurp(dir.file(base + ".json")));
+    EXPECT_TRUE(j.contains("schema") || j.contains("rows")) << base;  // run and compare name a schema
+    auto csv = slurp(dir.file(base + ".csv"));
+    EXPECT_EQ(size_t(std::count(csv.begin(), csv.end(), '\n')), rows + 1) << csv;
+    EXPECT_NE(slurp(dir.file(base + ".markdown")).find("|---|"), std::string::npos);
+    EXPECT_NE(slurp(dir.file(base + ".text")).find("exitbench"), std::string::npos);
+    auto html = slurp(dir.file(base + ".html"));
+    EXPECT_TRUE(html.ends_with("</html>\n")) << base;
+    auto prom = slurp(dir.file(base + ".openmetrics"));
+    EXPECT_EQ(prom.rfind("# HELP exitbench_", 0), 0u) << prom;
+    EXPECT_TRUE(prom.ends_with("\n"));
+}
+
+} // namespace
+
+TEST(Export, RunAndCompareWriteEveryFormatWithStdoutClosed) {
+    REQUIRE_KVM();
+    TempDir dir;
+    CliOptions closed;
+    closed.close_stdout = true;
+    auto a = run_cli(concat(kQuickRun, export_args(dir, "a")), closed);
+    ASSERT_EQ(a.rc, 0) << a.err;
+    EXPECT_EQ(a.err, "");
+    expect_complete(dir, "a", 3);  // cpuid, inl_from_qemu, baseline
+    auto b = run_cli(concat(kQuickRun, {"--json", dir.file("b.json")}));
+    ASSERT_EQ(b.rc, 0) << b.err;
+    auto c = run_cli(concat({"compare", dir.file("a.json"), dir.file("b.json")}, export_args(dir, "c")), closed);
+    ASSERT_EQ(c.rc, 0) << c.err;
+    expect_complete(dir, "c", 6);  // 3 tests x 2 configurations
+    EXPECT_EQ(json::parse(slurp(dir.file("c.json")))["schema"], "exitbench-compare");
+}
+
+TEST(Export, ProfileReportWritesEveryFormat) {
+    TempDir dir;
+    CliOptions closed;
+    closed.close_stdout = true;
+    auto r = run_cli(concat({"profile", "report", "-i", EB_FIXTURES "/profile/nested-svm-cpuid-msr-io.trace"},
+                            export_args(dir, "p")), closed);
+    ASSERT_EQ(r.rc, 0) << r.err;
+    auto rows = json::parse(slurp(dir.file("p.json")))["rows"].size();
+    ASSERT_GT(rows, 0u);
+    expect_complete(dir, "p", rows);
+}
+
+TEST(Export, BadPathsAndFormatsAreUsageErrorsBeforeAnythingRuns) {
+    TempDir dir;
+    auto missing = run_cli({"run", "cpuid", "--no-save", "--export-csv", dir.file("no/such/dir/r.csv")});
+    EXPECT_EQ(missing.rc, 2) << missing.err;
+    EXPECT_NE(missing.err.find("does not exist"), std::string::npos) << missing.err;
+    EXPECT_EQ(missing.out, "");  // nothing ran
+    auto twice = run_cli({"run", "cpuid", "--no-save", "--export-csv", dir.file("x"), "--export-text", dir.file("x")});
+    EXPECT_EQ(twice.rc, 2);
+    EXPECT_NE(twice.err.find("named by two exports"), std::string::npos) << twice.err;
+    auto fmt = run_cli({"run", "cpuid", "--format", "markdwn"});
+    EXPECT_EQ(fmt.rc, 2);
+    EXPECT_NE(fmt.err.find("did you mean 'markdown'?"), std::string::npos) << fmt.err;
+    auto flag = run_cli({"run", "cpuid", "--export-cvs", "x.csv"});
+    EXPECT_EQ(flag.rc, 2);
+    EXPECT_NE(flag.err.find("did you mean '--export-csv'?"), std::string::npos) << flag.err;
+    auto kut = run_cli({"compare", "a.json", "b.json", "--format", "kut"});
+    EXPECT_EQ(kut.rc, 2);
+    EXPECT_NE(kut.err.find("--format kut does not apply to compare"), std::string::npos) << kut.err;
+    auto alias = run_cli({"run", "cpuid", "--json", dir.file("a"), "--export-json", dir.file("b")});
+    EXPECT_EQ(alias.rc, 2);
+    EXPECT_NE(alias.err.find("old name"), std::string::npos) << alias.err;
+    EXPECT_FALSE(fs::exists(dir.file("a")) || fs::exists(dir.file("b")));
+}
+
+TEST(Export, PromtoolAcceptsRealRunMetrics) {
+    REQUIRE_KVM();
+    if (!have("promtool")) GTEST_SKIP() << "promtool (Debian package prometheus) is not installed";
+    TempDir dir;
+    auto r = run_cli(concat(kQuickRun, {"--per-exit", "--export-openmetrics", dir.file("m.prom")}));
+    ASSERT_EQ(r.rc, 0) << r.err;
+    std::string cmd = "promtool check metrics < " + dir.file("m.prom") + " > " + dir.file("log") + " 2>&1";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << slurp(dir.file("log"));
+    EXPECT_EQ(slurp(dir.file("log")), "");
+    auto prom = slurp(dir.file("m.prom"));
+    for (const char* m : {"exitbench_exit_cycles{", "exitbench_run_timestamp_seconds{", "exitbench_test_status{",
+                          "exitbench_per_exit_cycles{"})
+        EXPECT_NE(prom.find(m), std::string::npos) << m << "\n" << prom;
+}

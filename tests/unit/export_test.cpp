@@ -1,0 +1,182 @@
+// Every format of the exporter registry, on every subject, and the escaping
+// each needs: CSV quoting, markdown's |, the exposition format's label values,
+// HTML that cannot close its own script.
+#include <cstdlib>
+#include <fstream>
+#include <gtest/gtest.h>
+
+#include "report/exporter.h"
+#include "report/grid.h"
+#include "report/html.h"
+#include "report/openmetrics.h"
+#include "sample_report.h"
+#include "tests/temp_dir.h"
+
+using namespace eb;
+
+namespace {
+
+report::Comparison sample_comparison() {
+    suite::RunReport a = sample_report(), b = sample_report();
+    for (auto& t : b.results)
+        for (auto& s : t.sessions)
+            for (auto& x : s.samples) x *= 1.1;
+    auto cmp = suite::compare_saved({"a.json", "b|\"new\".json"}, {{a, a}, {b, b}});
+    return {cmp, {"saved results: 2 vs 2 file(s)"}};
+}
+
+profile::Report sample_profile() {
+    profile::Report p;
+    p.isa = "svm";
+    p.backend = "kvm_amd";
+    profile::Row row;
+    row.name = "msr";
+    row.count = 10;
+    row.total_ns = 5000;
+    row.min_ns = 100;
+    row.max_ns = 900;
+    row.mean_ns = 500;
+    row.p50_ns = 450;
+    row.p99_ns = 880;
+    row.log2_hist[9] = 6;
+    row.log2_hist[10] = 4;
+    p.rows = {row};
+    p.total_samples = 10;
+    p.total_time_ns = 5000;
+    return p;
+}
+
+} // namespace
+
+TEST(Csv, QuotesFieldsAsRfc4180Says) {
+    EXPECT_EQ(report::csv_field("plain"), "plain");
+    EXPECT_EQ(report::csv_field("a,b"), "\"a,b\"");
+    EXPECT_EQ(report::csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+    EXPECT_EQ(report::csv_field("two\nlines"), "\"two\nlines\"");
+    EXPECT_EQ(report::csv_field("cr\r"), "\"cr\r\"");
+    report::Grid g{{"a", "b"}, {false, true}, {{"x,y", "1"}}};
+    EXPECT_EQ(report::to_csv(g), "a,b\r\n\"x,y\",1\r\n");
+}
+
+TEST(Csv, RunHasAHeaderAndOneRowPerTest) {
+    auto out = report::csv_exporter()->render(sample_report());
+    EXPECT_EQ(out.rfind("test,status,cycles_per_iter,", 0), 0u) << out;
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 5) << out;  // header + 4 tests
+    EXPECT_NE(out.find("\r\ncpuid,ok,"), std::string::npos) << out;
+}
+
+TEST(Csv, CompareHasOneRowPerTestAndConfig) {
+    auto out = report::csv_exporter()->render(sample_comparison());
+    EXPECT_NE(out.find("cpuid,a.json,reference,"), std::string::npos) << out;
+    EXPECT_NE(out.find("cpuid,\"b|\"\"new\"\".json\",vs a.json,"), std::string::npos) << out;
+    EXPECT_NE(out.find("baseline,a.json,control,"), std::string::npos) << out;
+}
+
+TEST(Markdown, EscapesPipesAndMarkup) {
+    EXPECT_EQ(report::markdown_cell("a|b"), "a\\|b");
+    EXPECT_EQ(report::markdown_cell("x\\y"), "x\\\\y");
+    EXPECT_EQ(report::markdown_cell("<b>\nc"), "&lt;b&gt;<br>c");
+    auto out = report::markdown_exporter()->render(sample_comparison());
+    EXPECT_NE(out.find("| test | config | role |"), std::string::npos) << out;
+    EXPECT_NE(out.find("b\\|\"new\".json"), std::string::npos) << out;
+    EXPECT_NE(out.find("|---|---|---|---:|"), std::string::npos) << out;
+}
+
+TEST(Text, PadsColumnsAndHidesControlBytes) {
+    report::Grid g{{"name", "n"}, {false, true}, {{"a\x1b[31m", "1"}, {"bb", "100"}}};
+    EXPECT_EQ(report::to_text(g), "name         n\na\\x1b[31m    1\nbb         100\n");
+    auto out = report::text_exporter()->render(sample_report());
+    EXPECT_NE(out.find("vmcall (hung): rip=0x1"), std::string::npos) << out;
+}
+
+TEST(OpenMetrics, EscapesLabelValues) {
+    EXPECT_EQ(report::metric_label_value("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
+    EXPECT_EQ(report::metric_label_value("tab\there\x1b"), "tab?here?");
+    report::Metrics m;
+    m.family("x_total", "counter", "help with \\ and\nnewline");
+    m.sample("x_total", {{"k", "v\""}}, 3);
+    m.sample("x_total", {{"k", "nan"}}, std::nan(""));
+    EXPECT_EQ(m.text(), "# HELP x_total help with \\\\ and\\nnewline\n# TYPE x_total counter\nx_total{k=\"v\\\"\"} 3\n");
+}
+
+TEST(OpenMetrics, RunHasCyclesExitsStatusAndTimestamp) {
+    auto r = sample_report();
+    r.provenance.timestamp_utc = "2026-12-01T07:00:00Z";
+    r.host.cpu_model = "Test \"CPU\" \\ 1";
+    auto out = report::openmetrics_exporter()->render(r);
+    EXPECT_NE(out.find("exitbench_exit_cycles{backend=\"svm\",cpu_model=\"Test \\\"CPU\\\" \\\\ 1\",kernel=\"6.1.0\","
+                       "test=\"cpuid\",quantile=\"0.5\"} 1234.7"), std::string::npos) << out;
+    EXPECT_NE(out.find("exitbench_exits_per_iteration{"), std::string::npos) << out;
+    EXPECT_NE(out.find("status=\"hung\"} 1"), std::string::npos) << out;
+    EXPECT_NE(out.find("exitbench_run_timestamp_seconds{backend=\"svm\",cpu_model=\"Test \\\"CPU\\\" \\\\ 1\","
+                       "kernel=\"6.1.0\"} 1796108400"), std::string::npos) << out;
+}
+
+// promtool is the reference parser and linter; escaping must satisfy it too.
+TEST(OpenMetrics, PromtoolAcceptsEveryRenderedSubject) {
+    if (std::system("command -v promtool >/dev/null 2>&1") != 0)
+        GTEST_SKIP() << "promtool (Debian package prometheus) is not installed";
+    test::TempDir tmp;
+    auto r = sample_report();
+    r.host.cpu_model = "Odd \"model\" \\ with\nnewline";
+    std::vector<std::string> outs{report::openmetrics_exporter()->render(r),
+                                  report::openmetrics_exporter()->render(sample_comparison()),
+                                  report::openmetrics_exporter()->render(sample_profile())};
+    for (size_t i = 0; i < outs.size(); ++i) {
+        std::string in = tmp.path("m" + std::to_string(i) + ".prom"), log = tmp.path("log");
+        std::ofstream(in) << outs[i];
+        int rc = std::system(("promtool check metrics < " + in + " > " + log + " 2>&1").c_str());
+        std::ifstream f(log);
+        std::string said((std::istreambuf_iterator<char>(f)), {});
+        EXPECT_EQ(rc, 0) << said << "\n" << outs[i];
+        EXPECT_EQ(said, "") << outs[i];
+    }
+}
+
+TEST(Html, SelfContainedWithItsLicenseAndNoWayOut) {
+    auto out = report::html_exporter()->render(sample_report());
+    EXPECT_NE(out.find("Content-Security-Policy\" content=\"default-src 'none'"), std::string::npos);
+    EXPECT_NE(out.find("Chart.js v"), std::string::npos);
+    EXPECT_NE(out.find("Permission is hereby granted"), std::string::npos);
+    for (const char* ref : {"src=\"http", "href=\"http", "src='http", "@import", "url("})
+        EXPECT_EQ(out.find(ref), std::string::npos) << ref;
+    EXPECT_EQ(report::html::chartjs().find("</script"), std::string::npos);
+    // data, Chart.js, the page script: three scripts, each closed once.
+    size_t closes = 0;
+    for (size_t at = 0; (at = out.find("</script", at)) != std::string::npos; ++at) ++closes;
+    EXPECT_EQ(closes, 3u);
+}
+
+TEST(Html, DataCannotCloseTheScriptElement) {
+    auto r = sample_report();
+    r.results[1].name = "</script><script>alert(1)</script>";
+    auto out = report::html_exporter()->render(r);
+    EXPECT_EQ(out.find("alert(1)</script>"), std::string::npos);
+    EXPECT_NE(out.find("&lt;/script&gt;"), std::string::npos);
+}
+
+TEST(Exporters, EveryFormatRendersWhatItAppliesTo) {
+    auto run = sample_report();
+    auto cmp = sample_comparison();
+    auto prof = sample_profile();
+    for (const auto& f : report::formats()) {
+        auto e = f.make();
+        using S = report::Subject;
+        if (f.applies(S::Run)) {
+            EXPECT_FALSE(e->render(run).empty()) << f.name;
+        }
+        if (f.applies(S::Compare)) {
+            EXPECT_FALSE(e->render(cmp).empty()) << f.name;
+        } else {
+            EXPECT_THROW(e->render(cmp), std::invalid_argument) << f.name;
+        }
+        if (f.applies(S::Profile)) {
+            EXPECT_FALSE(e->render(prof).empty()) << f.name;
+        } else {
+            EXPECT_THROW(e->render(prof), std::invalid_argument) << f.name;
+        }
+    }
+    auto names = report::format_names(report::Subject::Compare);
+    EXPECT_EQ(std::count(names.begin(), names.end(), "kut"), 0);
+    EXPECT_EQ(report::format_names(report::Subject::Run).size(), report::formats().size());
+}

@@ -1,0 +1,47 @@
+#include <gtest/gtest.h>
+
+#include "report/merge.h"
+#include "sample_report.h"
+
+using namespace eb;
+
+namespace {
+report::MergeInput host(const std::string& name, double scale, const std::string& kernel = "6.1.0") {
+    auto r = sample_report();
+    r.schema_version = 3;
+    r.provenance.hostname = name;
+    r.env = {{"cpu.model", "Test CPU"}, {"cpu.microcode", "0xa0011d1"}, {"kernel.release", kernel}, {"kvm.backend", "svm"}};
+    for (auto& t : r.results)
+        for (auto& s : t.sessions)
+            for (auto& x : s.samples) x *= scale;
+    return {name + ".json", r};
+}
+} // namespace
+
+TEST(Merge, GroupsHostsAndFlagsTheOutlier) {
+    auto m = report::merge_runs({host("a", 1.0), host("b", 1.004), host("c", 0.997), host("d", 1.15),
+                                 host("e", 1.0, "6.12.0")});
+    ASSERT_EQ(m.groups.size(), 2u);
+    const auto& g = m.groups[0];
+    EXPECT_EQ(g.kernel, "6.1.0");
+    EXPECT_EQ(g.hosts.size(), 4u);
+    const auto& cpuid = g.tests[1];
+    ASSERT_EQ(cpuid.test, "cpuid");
+    for (const auto& h : cpuid.hosts) EXPECT_EQ(h.outlier, h.host == "d") << h.host;
+    EXPECT_NEAR(cpuid.spread_pct, (1.15 - 0.997) / 1.002 * 100, 0.5);
+    EXPECT_TRUE(m.warnings.empty());
+    auto text = report::render_merged(m);
+    EXPECT_NE(text.find("d 1420 (+14.8%)"), std::string::npos) << text;
+    EXPECT_NE(text.find("kernel 6.12.0"), std::string::npos) << text;
+    EXPECT_EQ(text.find("\\x0a"), std::string::npos) << text;  // newlines stay newlines
+}
+
+TEST(Merge, SaysWhatItMergesAcrossSchemasAndTestSets) {
+    auto old = host("old", 1.0);
+    old.run.schema_version = 2;
+    old.run.results.erase(old.run.results.begin() + 1);  // no cpuid
+    auto m = report::merge_runs({host("a", 1.0), old});
+    ASSERT_EQ(m.warnings.size(), 3u);
+    EXPECT_NE(m.warnings[0].find("schema version 2 (old.json)"), std::string::npos) << m.warnings[0];
+    EXPECT_NE(m.warnings[2].find("cpuid (1 of 2 files)"), std::string::npos) << m.warnings[2];
+}
