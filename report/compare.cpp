@@ -11,6 +11,10 @@ namespace {
 
 std::string pct(double ratio) { return fmt::format("{:+.2f}%", (ratio - 1) * 100); }
 std::string sd_pct(double sd) { return std::isnan(sd) ? "-" : fmt::format("{:.2f}%", sd * 100); }
+// A between-level spread is estimated as what the level adds to the one below
+// it, floored at 0: a 0 means "not measurably more than the noise below", not
+// "no spread".
+std::string between_pct(double sd) { return sd == 0 ? "0 (within the noise below)" : sd_pct(sd); }
 
 std::string side_line(const suite::SideSummary& k, size_t w, suite::Unit unit) {
     if (k.unit_medians.empty())
@@ -19,10 +23,11 @@ std::string side_line(const suite::SideSummary& k, size_t w, suite::Unit unit) {
     std::string ci = std::isnan(k.center_ci.lo) ? "no interval from one unit"
                                                 : fmt::format("95% CI [{:.1f}, {:.1f}]", k.center_ci.lo, k.center_ci.hi);
     std::string spread = fmt::format("within a session {}, between sessions {}", sd_pct(k.within_sd),
-                                     sd_pct(k.between_session_sd));
-    if (unit != suite::Unit::Session) spread += fmt::format(", between {}s {}", suite::unit_name(unit), sd_pct(k.between_run_sd));
+                                     between_pct(k.between_session_sd));
+    if (unit != suite::Unit::Session)
+        spread += fmt::format(", between {}s {}", suite::unit_name(unit), between_pct(k.between_run_sd));
     if (k.boots >= 2)
-        spread += fmt::format(", between boots {} ({} boots{})", sd_pct(k.between_boot_sd), k.boots,
+        spread += fmt::format(", between boots {} ({} boots{})", between_pct(k.between_boot_sd), k.boots,
                               k.boot_holds_two_runs ? "" : "; one run each, so it includes run-to-run spread");
     size_t n = k.unit_medians.size();
     std::string units = fmt::format("{} {}{}", n, suite::unit_name(unit), n == 1 ? "" : "s");

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "cli/compare_live.h"
+#include "report/compare.h"
 #include "suite/compare.h"
 
 namespace {
@@ -164,3 +165,14 @@ TEST(RoundOrder, TwoConfigurationsAlternate) {
 }
 
 } // namespace
+
+// Sessions that agree more closely than their repeats do give a between-session
+// estimate floored at 0; the report must not read that as "no spread".
+TEST(CompareSaved, AFlooredBetweenSpreadIsShownAsWithinTheNoise) {
+    RunReport a = run_of("cpuid", {100, 100, 100, 100}), b = run_of("cpuid", {100, 100, 100, 100});
+    for (auto* r : {&a, &b})
+        for (auto& s : r->results[0].sessions) s.samples = {90, 100, 110, 95, 105};  // noisy repeats, equal medians
+    auto text = eb::report::render_comparison(compare_saved({"A", "B"}, {{a}, {b}}));
+    EXPECT_NE(text.find("between sessions 0 (within the noise below)"), std::string::npos) << text;
+    EXPECT_EQ(text.find("between sessions 0.00%"), std::string::npos) << text;
+}
