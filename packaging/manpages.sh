@@ -27,6 +27,13 @@ page() {
     local upper=${name^^}
     sed -i -e "s/^\.TH EXITBENCH /.TH ${upper//-/\\\\-} /" -e "0,/^exitbench \\\\- /s//${name//-/\\\\-} \\\\- /" \
         "$out/$name.1"
+    # Examples are command lines: keep one per line (no filling).
+    awk '/^\.SH EXAMPLES/ { ex = 1; print; next }
+         ex && /^\.SH/ { print ".fi"; ex = 0 }
+         ex && /^\.IP$/ && !nf { print; print ".nf"; nf = 1; next }
+         { print }
+         END { if (ex) print ".fi" }' "$out/$name.1" > "$out/$name.1.tmp"
+    mv "$out/$name.1.tmp" "$out/$name.1"
     local sub line
     for sub in $(subcommands "$help"); do
         line=$(grep -m1 -E "^  $sub( |$)" <<<"$help" | sed -E "s/^  $sub +//")

@@ -34,6 +34,7 @@ version=$(dpkg-deb -f "$deb" Version)
 page=$(MANWIDTH=100 man -l "$tmp/root/usr/share/man/man1/exitbench-run.1.gz" 2>/dev/null)
 grep -q -- "--sessions" <<<"$page" || fail "exitbench-run(1) does not document --sessions"
 grep -q "EXAMPLES" <<<"$page" || fail "exitbench-run(1) has no EXAMPLES section"
+grep -qE '^ +exitbench run$' <<<"$page" || fail "exitbench-run(1) runs its examples together"
 page=$(MANWIDTH=100 man -l "$tmp/root/usr/share/man/man1/exitbench.1.gz" 2>/dev/null)
 grep -q "compare" <<<"$page" || fail "exitbench(1) does not list compare"
 if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
