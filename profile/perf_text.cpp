@@ -203,7 +203,8 @@ Report read_table(Mode m, Lines& in, std::string_view source) {
         auto s = trim(*l);
         if (s.empty()) continue;
         if (s.starts_with("Total Samples:")) {
-            footer = count(trim(s.substr(14, s.find(',') == s.npos ? s.npos : s.find(',') - 14)), in.lineno);
+            auto n = trim(s.substr(14, s.find(',') == s.npos ? s.npos : s.find(',') - 14));
+            footer = n == "0" ? 0 : count(n, in.lineno);
             break;
         }
         if (title_mode(*l) || !s.ends_with(")")) {
@@ -214,8 +215,11 @@ Report read_table(Mode m, Lines& in, std::string_view source) {
         rep.rows.push_back(to_row(m, parse_row(*l, in.lineno), in.lineno));
         if (rep.rows.size() > 100000) throw PerfTextError(fmt::format("line {}: over 100000 rows", in.lineno));
     }
-    if (rep.rows.empty()) throw PerfTextError(fmt::format("line {}: a {} table with no rows", title, mode_name(m)));
-    if (m == Mode::VmExit) key_exit_rows(rep, title);
+    // perf prints an empty table with "Total Samples:0" when nothing of its kind happened.
+    if (rep.rows.empty() && footer != uint64_t(0))
+        throw PerfTextError(fmt::format("line {}: a {} table with no rows and no 'Total Samples:0' footer", title,
+                                        mode_name(m)));
+    if (m == Mode::VmExit && !rep.rows.empty()) key_exit_rows(rep, title);
     for (const Row& r : rep.rows) {
         rep.total_samples += r.count;
         rep.total_time_ns += r.total_ns;

@@ -131,3 +131,11 @@ TEST(PerfText, HostileInputsGetOneLineErrors) {
     std::string big(kPerfTextMaxBytes + 1, ' ');
     EXPECT_NE(error_of(big).find("too big"), std::string::npos);
 }
+
+TEST(PerfText, RealEmptyMmioTableIsAnEmptyReport) {
+    auto t = parse_perf_text(fixture("report-mmio.txt"), "mmio");
+    ASSERT_EQ(t.size(), 1u);
+    EXPECT_EQ(t[0].mode, Mode::Mmio);
+    EXPECT_TRUE(t[0].rows.empty());
+    EXPECT_EQ(t[0].total_samples, 0u);
+}
