@@ -22,7 +22,7 @@ const std::map<std::string, std::string, std::less<>>& placeholders() {
         {"since", "DATE"}, {"smp", "N"}, {"sort", "KEY"}, {"test", "TEST"}, {"tests", "TEST"},
         {"than", "MICROSECONDS"}, {"time-budget", "DURATION"}, {"time-goal", "DURATION"},
         {"traces", "FILE"}, {"vcpu", "N"}, {"vs", "FILE"}, {"warmup", "N"}, {"watchdog", "DURATION"},
-        {"files", "FILE"}, {"refs", "REF"}, {"shell", "SHELL"}, {"command", "COMMAND"},
+        {"files", "FILE"}, {"perf-data", "FILE"}, {"refs", "REF"}, {"shell", "SHELL"}, {"command", "COMMAND"},
     };
     return m;
 }
@@ -75,6 +75,8 @@ const std::map<std::string, std::vector<std::string>, std::less<>>& examples() {
         {"profile live", {"exitbench profile live -a --once", "exitbench profile live -a --than 50"}},
         {"completion", {"exitbench completion bash > ~/.local/share/bash-completion/completions/exitbench",
                         "exitbench completion zsh > ~/.zfunc/_exitbench"}},
+        {"profile import", {"exitbench profile import perf.data -o peer.trace",
+                            "exitbench profile import /tmp/perf.data.guest --output nested.trace"}},
         {"profile cleanup", {"exitbench profile cleanup", "sudo exitbench profile cleanup"}},
     };
     return m;

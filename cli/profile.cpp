@@ -12,6 +12,7 @@
 #include "cli/errors.h"
 #include "cli/parse.h"
 #include "cli/profile_exec.h"
+#include "cli/profile_import.h"
 #include "cli/run.h"
 #include "profile/analyze.h"
 #include "profile/perf_text.h"
@@ -55,7 +56,11 @@ ProfileCommands add_profile_commands(CLI::App& app, ProfileArgs& a) {
     c.live->add_option("--event", a.event, "vmexit (default), mmio, ioport or msr");
     c.cleanup = c.profile->add_subcommand("cleanup", "remove the ftrace instances of exitbench processes that "
                                                      "no longer run (each recorder sweeps them too)");
-    for (auto* s : {c.record, c.report, c.compare, c.live, c.cleanup}) s->allow_extras(false);
+    c.import = c.profile->add_subcommand("import", "convert a 'perf kvm stat record' perf.data into a trace file, "
+                                                   "through perf script (needs perf installed)");
+    c.import->add_option("perf-data", a.perf_data, "the perf.data file")->required();
+    c.import->add_option("-o,--output", a.out, "trace file (default exitbench.trace)");
+    for (auto* s : {c.record, c.report, c.compare, c.live, c.cleanup, c.import}) s->allow_extras(false);
     return c;
 }
 
@@ -173,6 +178,7 @@ int cmd_cleanup() {
 int cmd_profile(const ProfileCommands& c, const ProfileArgs& a, const std::atomic<bool>& interrupt) {
     if (*c.record) return cmd_record(a, interrupt);
     if (*c.cleanup) return cmd_cleanup();
+    if (*c.import) return profile_import(a.perf_data, a.out);
     if (*c.live) {
         check_pids(a.pids);
         return cmd_profile_live(a, options(a), interrupt);

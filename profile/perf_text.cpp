@@ -114,19 +114,6 @@ ParsedRow parse_row(std::string_view line, size_t lineno) {
     return r;
 }
 
-// An exit reason's code from its name, in one ISA ("0x1234": unknown codes as exit_reason_name prints them).
-std::optional<uint64_t> reason_code(std::string_view isa, std::string_view name) {
-    if (name.starts_with("0x")) {
-        uint64_t v = 0;
-        auto [end, ec] = std::from_chars(name.data() + 2, name.data() + name.size(), v, 16);
-        if (ec == std::errc() && end == name.data() + name.size()) return v;
-    }
-    uint64_t top = isa == "svm" ? 0x500 : 0x100;  // past the highest named code of each
-    for (uint64_t c = 0; c < top; ++c)
-        if (exit_reason_name(isa, c) == name) return c;
-    return std::nullopt;
-}
-
 // "0x3f8:POUT", "0xc0000080:W", "0xfee00300:R" as (address, info).
 std::pair<uint64_t, uint32_t> access_key(Mode m, std::string_view name, size_t lineno) {
     auto colon = name.rfind(':');
@@ -167,7 +154,7 @@ void key_exit_rows(Report& rep, size_t title_line) {
     for (std::string_view isa : {"svm", "vmx"}) {
         std::vector<uint64_t> codes;
         for (const Row& r : rep.rows)
-            if (auto c = reason_code(isa, r.name)) codes.push_back(*c);
+            if (auto c = exit_reason_code(isa, r.name)) codes.push_back(*c);
         if (codes.size() != rep.rows.size()) continue;
         for (size_t i = 0; i < codes.size(); ++i) rep.rows[i].key = codes[i];
         rep.isa = isa;
