@@ -134,9 +134,14 @@ struct Parser {
     void line(std::string_view l) {
         auto at = l.find(" kvm:");
         auto w = words(l.substr(0, at == l.npos ? l.size() : at));
-        if (at == l.npos) {
-            if (!w.empty()) bad("not a perf script line of a kvm tracepoint (TID [CPU] TIME: kvm:NAME: FIELDS)");
-            return;
+        if (at == l.npos) {  // blank, or another subsystem's event: left out, counted
+            if (w.empty()) return;
+            for (size_t i = 0; i + 1 < w.size(); ++i)
+                if (timestamp(w[i]) && w[i + 1].ends_with(":") && w[i + 1].find(':') < w[i + 1].size() - 1) {
+                    ++out.skipped[std::string(w[i + 1].substr(0, w[i + 1].size() - 1))];
+                    return;
+                }
+            bad("not a perf script line of a kvm tracepoint (TID [CPU] TIME: kvm:NAME: FIELDS)");
         }
         auto rest = l.substr(at + 5);
         auto colon = rest.find(':');

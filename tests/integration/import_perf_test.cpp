@@ -61,3 +61,29 @@ TEST_F(ImportPerf, BadFilesGetOneLineExitTwo) {
     }
     EXPECT_FALSE(std::filesystem::exists(json));
 }
+
+// The real perf.data through perf script; needs perf (Debian's linux-perf).
+TEST_F(ImportPerf, ProfileImportConvertsRealPerfDataToATrace) {
+    if (std::system("command -v perf > /dev/null 2>&1") != 0) GTEST_SKIP() << "perf is not installed (linux-perf)";
+    auto data = temp_path("perf.data");
+    ASSERT_EQ(std::system(("gzip -dc " + perf("perf.data.gz") + " > " + data).c_str()), 0);
+    auto trace = temp_path("nested.trace");
+    auto r = run_cli({"profile", "import", data, "-o", trace});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find("8367 events, exit reasons svm"), std::string::npos) << r.out;
+    auto rep = run_cli({"profile", "report", "-i", trace, "--perf"});
+    ASSERT_EQ(rep.rc, 0) << rep.err;
+    // perf's own report of the same perf.data: 800 cpuid exits, 1621 io.
+    EXPECT_NE(rep.out.find("cpuid        800"), std::string::npos) << rep.out;
+    EXPECT_NE(rep.out.find("io       1621"), std::string::npos) << rep.out;
+    auto cmp = run_cli({"profile", "compare", perf("report-vmexit.txt"), trace});
+    ASSERT_EQ(cmp.rc, 0) << cmp.err;
+    EXPECT_NE(cmp.out.find("1621 -> 1621"), std::string::npos) << cmp.out;
+}
+
+TEST_F(ImportPerf, ProfileImportRefusesWhatIsNotPerfData) {
+    auto r = run_cli({"profile", "import", perf("report-vmexit.txt"), "-o", temp_path("x.trace")});
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_NE(r.err.find("not a perf.data file"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(temp_path("x.trace")));
+}
