@@ -78,26 +78,35 @@ struct Parser {
         return it->second;
     }
 
+    std::string_view tp_;                      // the line's tracepoint
+    const std::vector<std::string_view>* f_ = nullptr;  // and its fields, for need()'s message
+    uint64_t need(std::optional<uint64_t> v) const {
+        if (!v) bad(fmt::format("kvm:{} fields perf prints differently: '{}'", tp_, fmt::join(*f_, " ")));
+        return *v;
+    }
+
+    void exit_or_entry(std::string_view tp, const std::vector<std::string_view>& f, Event& e) {
+        e.vcpu = uint32_t(need(f.size() > 1 && f[0] == "vcpu" ? num(f[1]) : std::nullopt));
+        vcpu_of[e.tid] = e.vcpu;
+        if (tp == "kvm_entry") {
+            e.type = EventType::Entry;
+            e.a = need(after(f, "rip") ? num(*after(f, "rip"), 16) : std::nullopt);
+            return;
+        }
+        e.type = EventType::Exit;
+        auto reason = after(f, "reason");
+        if (!reason) bad("kvm:kvm_exit without a reason");
+        e.a = need(reason_code(*reason));
+        e.flags = out.trace.header.isa == "svm";
+        e.b = after(f, "rip") ? need(num(*after(f, "rip"), 16)) : 0;
+    }
+
     // The tracepoint's own fields into e; false if e is not one exitbench keeps.
     bool fields(std::string_view tp, const std::vector<std::string_view>& f, Event& e) {
-        auto need = [&](std::optional<uint64_t> v) {
-            if (!v) bad(fmt::format("kvm:{} fields perf prints differently: '{}'", tp, fmt::join(f, " ")));
-            return *v;
-        };
+        tp_ = tp;
+        f_ = &f;
         if (tp == "kvm_exit" || tp == "kvm_entry") {
-            e.vcpu = uint32_t(need(f.size() > 1 && f[0] == "vcpu" ? num(f[1]) : std::nullopt));
-            vcpu_of[e.tid] = e.vcpu;
-            if (tp == "kvm_entry") {
-                e.type = EventType::Entry;
-                e.a = need(after(f, "rip") ? num(*after(f, "rip"), 16) : std::nullopt);
-                return true;
-            }
-            e.type = EventType::Exit;
-            auto reason = after(f, "reason");
-            if (!reason) bad("kvm:kvm_exit without a reason");
-            e.a = need(reason_code(*reason));
-            e.flags = out.trace.header.isa == "svm";
-            e.b = after(f, "rip") ? need(num(*after(f, "rip"), 16)) : 0;
+            exit_or_entry(tp, f, e);
             return true;
         }
         auto v = vcpu_of.find(e.tid);
