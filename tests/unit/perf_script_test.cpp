@@ -45,7 +45,9 @@ TEST(PerfScript, RealNsOutputBecomesPairedSvmExits) {
             EXPECT_GT(r.p50_ns, 1000.0);  // TCG: microseconds per exit
         }
     EXPECT_TRUE(cpuid);
-    auto io = analyze(s.trace.events, s.trace.header.isa, Options{.mode = Mode::Ioport});
+    Options ports;
+    ports.mode = Mode::Ioport;
+    auto io = analyze(s.trace.events, s.trace.header.isa, ports);
     ASSERT_FALSE(io.rows.empty());
     EXPECT_EQ(io.rows[0].name, "0x5e0:POUT");
 }
