@@ -2,7 +2,7 @@
 // exitbench's events, so a peer's perf.data becomes a trace file that
 // `profile report` and `profile compare` analyze with percentiles and tests.
 //
-// Expected fields: `perf script --ns -F tid,cpu,time,event,trace`, e.g.
+// Expected fields: `perf script --ns -F trace:tid,cpu,time,event,trace`, e.g.
 //   100 [000]     7.766865140:  kvm:kvm_exit: vcpu 0 reason npf rip 0x100030 info1 ...
 // kvm_exit, kvm_entry, kvm_msr, kvm_pio, kvm_mmio and kvm_userspace_exit
 // become events; other tracepoints are counted and left out.
@@ -28,7 +28,8 @@ struct PerfScript {
 };
 
 // The perf script arguments the parser expects, after `-i FILE`.
-inline constexpr const char* kPerfScriptArgs[] = {"--ns", "-F", "tid,cpu,time,event,trace"};
+// ("trace:" limits the fields to tracepoints, so perf warns about no other event type.)
+inline constexpr const char* kPerfScriptArgs[] = {"--ns", "-F", "trace:tid,cpu,time,event,trace"};
 
 // Throws PerfScriptError (one line, naming the line number) for a line that
 // is not perf script's, a kvm tracepoint whose fields do not parse, or no kvm
