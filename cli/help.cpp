@@ -22,7 +22,7 @@ const std::map<std::string, std::string, std::less<>>& placeholders() {
         {"since", "DATE"}, {"smp", "N"}, {"sort", "KEY"}, {"test", "TEST"}, {"tests", "TEST"},
         {"than", "MICROSECONDS"}, {"time-budget", "DURATION"}, {"time-goal", "DURATION"},
         {"traces", "FILE"}, {"vcpu", "N"}, {"vs", "FILE"}, {"warmup", "N"}, {"watchdog", "DURATION"},
-        {"files", "FILE"}, {"refs", "REF"}, {"shell", "SHELL"}, {"command", "COMMAND"},
+        {"files", "FILE"}, {"perf-data", "FILE"}, {"refs", "REF"}, {"shell", "SHELL"}, {"command", "COMMAND"},
     };
     return m;
 }
@@ -53,10 +53,14 @@ const std::map<std::string, std::vector<std::string>, std::less<>>& examples() {
                             "exitbench history export 12 --json --db lab.db | jq .results"}},
         {"history rm", {"exitbench history rm 12", "exitbench history rm 12 --yes"}},
         {"history trend", {"exitbench history trend cpuid", "exitbench history trend cpuid --host lab1"}},
-        {"import", {"exitbench import kut logs/vmexit_cpuid.log", "exitbench import kut serial.log --label kut-6.12"}},
+        {"import", {"exitbench import kut logs/vmexit_cpuid.log", "exitbench import kut serial.log --label kut-6.12",
+                    "exitbench import perf-kvm perf-kvm-stat.txt"}},
         {"import kut", {"exitbench import kut logs/vmexit_cpuid.log logs/vmexit_inl_pmtimer.log",
                         "exitbench import kut serial.log --label kut-6.12 --note 'QEMU 7.2, -cpu host'",
                         "exitbench import kut vmexit.out --db lab.db"}},
+        {"import perf-kvm", {"exitbench import perf-kvm perf-kvm-stat.txt",
+                             "exitbench import perf-kvm vmexit.txt ioport.txt msr.txt --json peer.json",
+                             "exitbench profile compare perf-kvm-stat.txt after.trace --event msr"}},
         {"profile", {"exitbench profile record -a --duration 10s -o perf.trace", "exitbench profile report -i perf.trace",
                      "exitbench profile live -a"}},
         {"profile record", {"exitbench profile record -a --duration 10s -o perf.trace",
@@ -66,13 +70,16 @@ const std::map<std::string, std::vector<std::string>, std::less<>>& examples() {
                             "exitbench profile report -i perf.trace --event ioport --key time",
                             "exitbench profile report -i perf.trace --vcpu 0 --export-csv p.csv --export-html p.html"}},
         {"profile compare", {"exitbench profile compare before.trace after.trace",
-                             "exitbench profile compare before.trace after.trace --event msr"}},
+                             "exitbench profile compare before.trace after.trace --event msr",
+                             "exitbench profile compare perf-kvm-stat.txt after.trace --event ioport"}},
         {"profile live", {"exitbench profile live -a --once", "exitbench profile live -a --than 50"}},
         {"completion", {"exitbench completion bash > ~/.local/share/bash-completion/completions/exitbench",
                         "exitbench completion zsh > ~/.zfunc/_exitbench"}},
         {"report", {"exitbench report merge host1.json host2.json host3.json", "exitbench report merge results/*.json"}},
         {"report merge", {"exitbench report merge host1.json host2.json host3.json",
                           "exitbench report merge lab/*.json | less"}},
+        {"profile import", {"exitbench profile import perf.data -o peer.trace",
+                            "exitbench profile import /tmp/perf.data.guest --output nested.trace"}},
         {"profile cleanup", {"exitbench profile cleanup", "sudo exitbench profile cleanup"}},
     };
     return m;

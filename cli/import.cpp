@@ -11,6 +11,8 @@
 #include "cli/history.h"
 #include "cli/run.h"
 #include "history/store.h"
+#include "profile/perf_text.h"
+#include "report/file.h"
 #include "report/kut_import.h"
 #include "report/sanitize.h"
 #include "report/sha256.h"
@@ -23,22 +25,27 @@ namespace eb::cli {
 
 namespace {
 
-// The whole file, refusing what cannot be a vmexit.flat log before reading it.
-std::string read_input(const std::string& path) {
+std::string read_input(const std::string& path) { return read_input_file(path, report::kKutMaxBytes, "vmexit.flat log"); }
+
+} // namespace
+
+std::string read_input_file(const std::string& path, size_t max_bytes, std::string_view what) {
     std::error_code ec;
     auto st = std::filesystem::status(path, ec);
     if (ec || !std::filesystem::exists(st)) throw UsageError(fmt::format("cannot read {}: no such file", path));
     if (!std::filesystem::is_regular_file(st)) throw UsageError(fmt::format("{}: not a regular file", path));
     auto size = std::filesystem::file_size(path, ec);
-    if (!ec && size > report::kKutMaxBytes)
-        throw UsageError(fmt::format("{}: {} bytes is too big for a vmexit.flat log (at most {} MiB)", path, size,
-                                     report::kKutMaxBytes >> 20));
+    if (!ec && size > max_bytes)
+        throw UsageError(fmt::format("{}: {} bytes is too big for a {} (at most {} MiB)", path, size, what,
+                                     max_bytes >> 20));
     std::ifstream f(path, std::ios::binary);
     if (!f) throw UsageError(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
     std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
     if (f.bad()) throw UsageError(fmt::format("cannot read {}: I/O error", path));
     return text;
 }
+
+namespace {
 
 // Host, boot and environment belong to the machine that ran the other tool,
 // which the file does not name: they stay empty rather than borrow this host's.
@@ -80,11 +87,55 @@ ImportCommands add_import_commands(CLI::App& app, ImportArgs& a) {
     c.kut->add_option("--db", a.db, "the history database (default $XDG_DATA_HOME/exitbench/history.db)");
     c.kut->add_option("--label", a.label, "file the imported runs under this label");
     c.kut->add_option("--note", a.note, "a note saved with each imported run");
-    for (auto* sub : {c.import, c.kut}) sub->allow_extras(false);
+    c.perf_kvm = c.import->add_subcommand(
+        "perf-kvm", "perf kvm stat report text (its VM-EXIT, IO Port, MSR and MMIO tables, as printed or pasted): "
+                    "checked and shown as exitbench reads it; 'profile compare' takes such a file as either side");
+    c.perf_kvm->add_option("files", a.files, "perf kvm stat report text files")->required();
+    c.perf_kvm->add_option("--json", a.json, "write every table, as exitbench's profile analysis, to FILE");
+    for (auto* sub : {c.import, c.kut, c.perf_kvm}) sub->allow_extras(false);
     return c;
 }
 
-int cmd_import(const ImportCommands&, const ImportArgs& a) {
+namespace {
+
+// Not saved to the history: that holds per-test results, and a perf table is
+// a per-reason profile. The text stays the record (its sha256 printed);
+// --json keeps exitbench's reading of it.
+int cmd_import_perf(const ImportArgs& a) {
+    nlohmann::json all = nlohmann::json::array();
+    std::string out;
+    for (const auto& f : a.files) {  // every file checked before anything is written
+        std::string text = read_input_file(f, profile::kPerfTextMaxBytes, "perf kvm stat report");
+        std::vector<profile::Report> tables;
+        try {
+            tables = profile::parse_perf_text(text, f);
+        } catch (const profile::PerfTextError& e) {
+            throw UsageError(fmt::format("{}: {}", f, e.what()));
+        }
+        auto sha = report::sha256_hex(text);
+        out += report::printable(fmt::format("{}: {} table{} (sha256 {})", f, tables.size(),
+                                             tables.size() == 1 ? "" : "s", sha)) + "\n";
+        for (const auto& t : tables) {
+            out += fmt::format("  {}{}: {} rows, {} samples\n", profile::mode_name(t.mode),
+                               t.mode == profile::Mode::VmExit ? fmt::format(" ({})", t.isa) : "", t.rows.size(),
+                               t.total_samples);
+            auto j = profile::to_json(t);
+            j["source"] = {{"tool", "perf kvm stat report"}, {"file", f}, {"sha256", sha}};
+            all.push_back(std::move(j));
+        }
+        for (const auto& t : tables) out += "\n" + profile::render_perf(t);
+    }
+    if (!a.json.empty()) report::write_file_atomic(a.json, all.dump(2) + "\n");
+    out += "count, min, max, mean and +-% only (no percentiles); compare with an exitbench trace: "
+           "exitbench profile compare FILE TRACE --event vmexit|ioport|msr|mmio\n";
+    write_stdout(out);
+    return kOk;
+}
+
+} // namespace
+
+int cmd_import(const ImportCommands& c, const ImportArgs& a) {
+    if (*c.perf_kvm) return cmd_import_perf(a);
     // Every file is read and checked before any is saved: a bad one saves nothing.
     std::vector<suite::RunReport> runs;
     for (const auto& f : a.files) runs.push_back(imported_run(f, a.argv));

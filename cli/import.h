@@ -10,14 +10,19 @@ namespace eb::cli {
 
 struct ImportArgs {
     std::string db, label, note;
+    std::string json;  // perf-kvm: write the parsed tables here
     std::vector<std::string> files;
     std::vector<std::string> argv;  // the whole command line, for the runs' provenance
 };
 
 struct ImportCommands {
-    CLI::App *import, *kut;
+    CLI::App *import, *kut, *perf_kvm;
 };
 ImportCommands add_import_commands(CLI::App& app, ImportArgs& a);
 int cmd_import(const ImportCommands& c, const ImportArgs& a);
+
+// The whole of an input file, refusing a missing, irregular or bigger than
+// max_bytes one (`what` names what it should be) with a one-line UsageError.
+std::string read_input_file(const std::string& path, size_t max_bytes, std::string_view what);
 
 } // namespace eb::cli

@@ -4,13 +4,19 @@
 #include <fmt/format.h>
 #include <signal.h>
 
+#include <algorithm>
+#include <fstream>
+
 #include "cli/app.h"
+#include "cli/import.h"
 #include "cli/errors.h"
 #include "cli/export.h"
 #include "cli/parse.h"
 #include "cli/profile_exec.h"
+#include "cli/profile_import.h"
 #include "cli/run.h"
 #include "profile/analyze.h"
+#include "profile/perf_text.h"
 #include "profile/record.h"
 #include "report/file.h"
 #include "vmm/host.h"
@@ -30,7 +36,7 @@ ProfileCommands add_profile_commands(CLI::App& app, ProfileArgs& a) {
     c.record->add_option("-o,--output", a.out, "trace file (default exitbench.trace)");
     c.record->add_option("--buffer-kb", a.buffer_kb, "ring buffer per CPU in KiB (default 16384)");
     c.report = c.profile->add_subcommand("report", "analyze a trace: perf kvm stat's table, percentiles, per vCPU");
-    c.report->add_option("-i,--input", a.input, "trace file (default exitbench.trace)");
+    c.report->add_option("-i,--input", a.input, "trace file or perf kvm stat report text (default exitbench.trace)");
     c.report->add_option("--event", a.event, "vmexit (default), mmio, ioport or msr");
     c.report->add_option("--vcpu", a.vcpu, "only this vCPU");
     c.report->add_option("-k,--key,--sort", a.sort,
@@ -42,7 +48,7 @@ ProfileCommands add_profile_commands(CLI::App& app, ProfileArgs& a) {
                                                            fmt::join(report::format_names(report::Subject::Profile), ", ")));
     add_export_options(*c.report, a.exports, report::Subject::Profile);
     c.compare = c.profile->add_subcommand("compare", "per reason: change in count and latency, with a significance test");
-    c.compare->add_option("traces", a.files, "OLD NEW trace files")->expected(2)->required();
+    c.compare->add_option("traces", a.files, "OLD NEW: trace files or perf kvm stat report texts")->expected(2)->required();
     c.compare->add_option("--event", a.event, "vmexit (default), mmio, ioport or msr");
     c.live = c.profile->add_subcommand("live", "a refreshing view: counts, rates and latency per reason");
     auto* live_pid = c.live->add_option("-p,--pid", a.pids, "process to watch (repeatable)");
@@ -54,7 +60,11 @@ ProfileCommands add_profile_commands(CLI::App& app, ProfileArgs& a) {
     c.live->add_option("--event", a.event, "vmexit (default), mmio, ioport or msr");
     c.cleanup = c.profile->add_subcommand("cleanup", "remove the ftrace instances of exitbench processes that "
                                                      "no longer run (each recorder sweeps them too)");
-    for (auto* s : {c.record, c.report, c.compare, c.live, c.cleanup}) s->allow_extras(false);
+    c.import = c.profile->add_subcommand("import", "convert a 'perf kvm stat record' perf.data into a trace file, "
+                                                   "through perf script (needs perf installed)");
+    c.import->add_option("perf-data", a.perf_data, "the perf.data file")->required();
+    c.import->add_option("-o,--output", a.out, "trace file (default exitbench.trace)");
+    for (auto* s : {c.record, c.report, c.compare, c.live, c.cleanup, c.import}) s->allow_extras(false);
     return c;
 }
 
@@ -80,6 +90,32 @@ profile::Options options(const ProfileArgs& a) {
     if (o.sort != a.sort)
         throw UsageError(fmt::format("--key must be one of {}, not '{}'", fmt::join(profile::kSortKeys, ", "), a.sort));
     return o;
+}
+
+// A trace holds NUL bytes from its magic on; a perf kvm stat report text none.
+bool is_text(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    char buf[4096];
+    f.read(buf, sizeof buf);
+    auto n = f.gcount();
+    return n > 0 && std::find(buf, buf + n, '\0') == buf + n;
+}
+
+// A trace file, analyzed; or perf kvm stat report text (import perf-kvm's
+// input), its table of opt.mode as it is.
+profile::Report analyzed(const std::string& path, const profile::Options& opt) {
+    if (!is_text(path)) return profile::analyze(load(path), opt);
+    if (opt.vcpu) throw UsageError(fmt::format("{}: --vcpu does not apply to a perf kvm stat table", path));
+    std::string text = read_input_file(path, profile::kPerfTextMaxBytes, "perf kvm stat report");
+    std::vector<profile::Report> tables;
+    try {
+        tables = profile::parse_perf_text(text, path);
+    } catch (const profile::PerfTextError& e) {
+        throw UsageError(fmt::format("{}: {}", path, e.what()));
+    }
+    for (auto& t : tables)
+        if (t.mode == opt.mode) return std::move(t);
+    throw UsageError(fmt::format("{}: no {} table in it (see --event)", path, profile::mode_name(opt.mode)));
 }
 
 } // namespace
@@ -146,6 +182,7 @@ int cmd_cleanup() {
 int cmd_profile(const ProfileCommands& c, const ProfileArgs& a, const std::atomic<bool>& interrupt) {
     if (*c.record) return cmd_record(a, interrupt);
     if (*c.cleanup) return cmd_cleanup();
+    if (*c.import) return profile_import(a.perf_data, a.out);
     if (*c.live) {
         check_pids(a.pids);
         return cmd_profile_live(a, options(a), interrupt);
@@ -155,15 +192,17 @@ int cmd_profile(const ProfileCommands& c, const ProfileArgs& a, const std::atomi
         if (a.perf_only && a.format != "table") throw UsageError("--perf prints perf's table; it takes no --format");
         auto exporter = stdout_exporter(a.format, report::Subject::Profile);
         auto exports = plan_exports(a.exports, a.json, report::Subject::Profile);
-        auto rep = profile::analyze(load(a.input), opt);
+        auto rep = analyzed(a.input, opt);
         // The files first: a closed or full stdout must not cost them.
         bool written = write_exports(exports, rep);
-        write_stdout(a.perf_only ? profile::render_perf(rep) : exporter->render(rep));
+        // An imported perf table has nothing beyond perf's own columns to show.
+        bool perf_table = a.perf_only || (!rep.imported.empty() && a.format == "table");
+        write_stdout(perf_table ? profile::render_perf(rep) : exporter->render(rep));
         return written ? kOk : kHost;
     }
     auto opt = options(a);
-    auto old_rep = profile::analyze(load(a.files[0]), opt);
-    auto new_rep = profile::analyze(load(a.files[1]), opt);
+    auto old_rep = analyzed(a.files[0], opt);
+    auto new_rep = analyzed(a.files[1], opt);
     write_stdout(profile::render_compare(profile::compare(old_rep, new_rep), opt.mode));
     return kOk;
 }

@@ -17,6 +17,7 @@ struct ProfileArgs {
     bool once = false, csv = false;        // live: -1 / --csv as kvm_stat
     std::string interval, than;            // live: -d seconds, --than microseconds
     std::vector<std::string> files;  // compare OLD NEW
+    std::string perf_data;           // import
     std::vector<std::string> command;  // record -- COMMAND ARGS
     std::string format = "table";      // report: stdout format
     std::map<std::string, std::string> exports;  // report: --export-FORMAT FILE
@@ -24,7 +25,7 @@ struct ProfileArgs {
 
 // Adds `profile` with record/report/compare/live/cleanup; returns the subcommands.
 struct ProfileCommands {
-    CLI::App *profile, *record, *report, *compare, *live, *cleanup;
+    CLI::App *profile, *record, *report, *compare, *live, *cleanup, *import;
 };
 ProfileCommands add_profile_commands(CLI::App& app, ProfileArgs& a);
 int cmd_profile(const ProfileCommands& c, const ProfileArgs& a, const std::atomic<bool>& interrupt);

@@ -94,6 +94,10 @@ struct Report {
     // Non-empty when latencies could not be measured (kvm_exit or kvm_entry
     // never fired); the rows are then counts of the events that did fire.
     std::string degraded;
+    // Non-empty when read from another tool's summary table (perf_text.h):
+    // what it came from. Rows then have no durations: no p50/p99, histogram,
+    // per-vCPU figures or latency test.
+    std::string imported;
 };
 
 Report analyze(const TraceFile& trace, const Options& opt);
@@ -122,6 +126,7 @@ struct ReasonChange {
     // p, verdict); absent unless both sides have timed samples.
     std::optional<stats::Comparison> latency;
     size_t old_tested = 0, new_tested = 0;  // samples that went into the test
+    bool summary_only = false;  // both timed, but a side is an imported summary: means, no test
 };
 
 // Above this many durations per side the test runs on an even stride through

@@ -70,7 +70,9 @@ std::vector<ReasonChange> compare(const Report& old_rep, const Report& new_rep) 
             c.new_mean_ns = b->timed ? b->mean_ns : 0;
             c.new_p50_ns = b->p50_ns;
         }
-        if (a && b && a->timed && b->timed) {
+        c.summary_only = a && b && a->timed && b->timed &&
+                         (!(old_rep.imported.empty() && new_rep.imported.empty()));
+        if (a && b && a->timed && b->timed && !c.summary_only) {
             std::vector<double> x = sample(*a), y = sample(*b);
             c.old_tested = x.size();
             c.new_tested = y.size();
@@ -106,6 +108,9 @@ std::string render_compare(const std::vector<ReasonChange>& changes, Mode mode) 
                                       l.shift.ci.lo / 1000, l.shift.ci.hi / 1000, 100 * l.rel_shift);
             p = l.p < 1e-4 ? std::string("<1e-4") : fmt::format("{:.4f}", l.p);
             verdict = verdict_name(l.verdict);
+        } else if (c.summary_only) {
+            avg = fmt::format("{} -> {}", us(c.old_mean_ns), us(c.new_mean_ns));
+            verdict = "means only (an imported summary has no durations to test)";
         } else if (!c.old_count) {
             verdict = "only in new";
         } else if (!c.new_count) {

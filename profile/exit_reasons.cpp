@@ -1,5 +1,6 @@
 #include "profile/exit_reasons.h"
 
+#include <charconv>
 #include <span>
 #include <fmt/format.h>
 
@@ -198,6 +199,18 @@ std::string exit_reason_name(std::string_view isa, uint64_t code) {
 std::string userspace_exit_name(uint64_t reason) {
     const char* name = kvm::exit_name(reason);
     return name ? std::string(name) : hex(reason);
+}
+
+std::optional<uint64_t> exit_reason_code(std::string_view isa, std::string_view name) {
+    if (name.starts_with("0x")) {
+        uint64_t v = 0;
+        auto [end, ec] = std::from_chars(name.data() + 2, name.data() + name.size(), v, 16);
+        if (ec == std::errc() && end == name.data() + name.size()) return v;
+    }
+    uint64_t top = isa == "svm" ? 0x500 : 0x100;  // past the highest named code of each
+    for (uint64_t c = 0; c < top; ++c)
+        if (exit_reason_name(isa, c) == name) return c;
+    return std::nullopt;
 }
 
 } // namespace eb::profile

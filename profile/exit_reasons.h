@@ -3,6 +3,7 @@
 // (and so perf kvm stat) print them.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,10 @@ namespace eb::profile {
 // match; -1 as a 32- or 64-bit value is "invalid_guest_state".
 // An unknown code is its hex number, e.g. "0x1234" - never a bare "UNKNOWN".
 std::string exit_reason_name(std::string_view isa, uint64_t code);
+
+// The reverse, for text read back (perf's tables, perf script): the code
+// exit_reason_name gives `name` for, or the number of a "0x1234" name.
+std::optional<uint64_t> exit_reason_code(std::string_view isa, std::string_view name);
 
 // kvm_userspace_exit's reason: KVM_EXIT_* without the prefix ("IO", "MMIO",
 // "X86_WRMSR", from kvm/exit.h's table), else hex.

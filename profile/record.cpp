@@ -247,16 +247,23 @@ Recorder::Recorder(RecordOptions opt) : impl_(std::make_unique<Impl>()) {
     for (const auto& f : swept.failed)
         fmt::print(stderr, "exitbench: warning: cannot remove the stale ftrace instance {}\n", f);
     std::string name = fmt::format("{}{}", kInstancePrefix, getpid());
+    // Counted as active before it exists: a second signal that arrives while
+    // the directory is being made must wait for its removal, not exit past it.
+    g_active.fetch_add(1);
     tracefs_instance* inst = tracefs_instance_create(name.c_str());
-    if (!inst) throw std::runtime_error("cannot create the ftrace instance " + name + ": " + std::strerror(errno));
+    if (!inst) {
+        int e = errno;
+        g_active.fetch_sub(1);
+        throw std::runtime_error("cannot create the ftrace instance " + name + ": " + std::strerror(e));
+    }
     if (!tracefs_instance_is_new(inst)) {
         // Created by someone else since the sweep: never share it.
         tracefs_instance_free(inst);
+        g_active.fetch_sub(1);
         throw std::runtime_error("the ftrace instance " + name + " already exists and is not ours (an exitbench "
                                  "in another PID namespace?)");
     }
     im.inst = inst;
-    g_active.fetch_add(1);
 }
 
 // Out of line: Impl is complete only here.

@@ -189,9 +189,10 @@ nlohmann::json to_json(const Report& r) {
             j["mean_ns"] = row.mean_ns;
             j["stddev_ns"] = row.stddev_ns();
             j["rel_sem_pct"] = row.rel_sem_pct();
-            j["p50_ns"] = row.p50_ns;
-            j["p99_ns"] = row.p99_ns;
-            j["log2_hist"] = hist;
+            bool summary = !r.imported.empty();
+            j["p50_ns"] = summary ? json(nullptr) : json(row.p50_ns);
+            j["p99_ns"] = summary ? json(nullptr) : json(row.p99_ns);
+            j["log2_hist"] = summary ? json(nullptr) : hist;
         }
         j["vcpus"] = vcpus;
         rows.push_back(j);
@@ -206,6 +207,7 @@ nlohmann::json to_json(const Report& r) {
             {"isa", r.isa},
             {"backend", r.backend},
             {"degraded", r.degraded.empty() ? json(nullptr) : json(r.degraded)},
+            {"imported", r.imported.empty() ? json(nullptr) : json(r.imported)},
             {"total_samples", r.total_samples},
             {"total_time_ns", r.total_time_ns},
             {"lost_events", r.lost_events},

@@ -1,0 +1,141 @@
+// perf kvm stat report text read back: the real tables in tests/fixtures/perf/
+// (made under the nested kvm_amd, see its README) and hostile inputs.
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
+
+#include "profile/perf_text.h"
+
+using namespace eb::profile;
+
+namespace {
+
+std::string fixture(const std::string& name) {
+    std::ifstream f(std::string(EB_FIXTURES) + "/perf/" + name, std::ios::binary);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+std::string error_of(std::string_view text) {
+    try {
+        parse_perf_text(text, "t");
+    } catch (const PerfTextError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+const Row* find(const Report& r, std::string_view name) {
+    for (const Row& row : r.rows)
+        if (row.name == name) return &row;
+    return nullptr;
+}
+
+const std::string kTitle = "             VM-EXIT    Samples  Samples%     Time%    Min Time    Max Time         Avg time \n\n";
+
+} // namespace
+
+TEST(PerfText, RealVmexitTableFromNestedSvm) {
+    auto text = fixture("report-vmexit.txt");
+    ASSERT_FALSE(text.empty()) << "fixture missing";
+    auto tables = parse_perf_text(text, "report-vmexit.txt");
+    ASSERT_EQ(tables.size(), 1u);
+    const Report& r = tables[0];
+    EXPECT_EQ(r.mode, Mode::VmExit);
+    EXPECT_EQ(r.isa, "svm");
+    EXPECT_FALSE(r.imported.empty());
+    const Row* cpuid = find(r, "cpuid");
+    ASSERT_NE(cpuid, nullptr);
+    EXPECT_EQ(cpuid->key, 0x72u);  // SVM_EXIT_CPUID
+    EXPECT_GE(cpuid->count, 600u);  // 200 x 3 repeats at least
+    EXPECT_LE(cpuid->min_ns, uint64_t(cpuid->mean_ns + 10));
+    EXPECT_LE(cpuid->mean_ns, double(cpuid->max_ns) + 10);
+    uint64_t sum = 0;
+    for (const Row& row : r.rows) sum += row.count;
+    EXPECT_EQ(sum, r.total_samples);
+    // render_perf gives perf's own rows back, figures and ( +- % ) included.
+    std::string again = render_perf(r);
+    for (const Row& row : r.rows) {
+        auto line_at = text.find(" " + row.name + " ");
+        ASSERT_NE(line_at, std::string::npos) << row.name;
+        auto line = text.substr(text.rfind('\n', line_at) + 1, text.find('\n', line_at) - text.rfind('\n', line_at) - 1);
+        EXPECT_NE(again.find(line), std::string::npos) << "row not reproduced: " << line;
+    }
+}
+
+TEST(PerfText, RealIoportAndMsrTables) {
+    auto io = parse_perf_text(fixture("report-ioport.txt"), "io");
+    ASSERT_EQ(io.size(), 1u);
+    EXPECT_EQ(io[0].mode, Mode::Ioport);
+    bool in = false;
+    for (const Row& row : io[0].rows) in |= row.type == EventType::Pio && row.info == 0;
+    EXPECT_TRUE(in) << "inl tests read a port: a PIN row";
+    auto msr = parse_perf_text(fixture("report-msr.txt"), "msr");
+    ASSERT_EQ(msr.size(), 1u);
+    EXPECT_EQ(msr[0].mode, Mode::Msr);
+    EXPECT_FALSE(msr[0].rows.empty());
+    for (const Row& row : msr[0].rows) EXPECT_EQ(row.type, EventType::Msr);
+}
+
+TEST(PerfText, SeveralTablesInOnePasteWithTextAround) {
+    std::string paste = "From: someone\nHere are my numbers:\n\n" + fixture("report-vmexit.txt") +
+                        "\nand the port I/O:\n" + fixture("report-ioport.txt") + "\nThanks\n";
+    auto t = parse_perf_text(paste, "paste");
+    ASSERT_EQ(t.size(), 2u);
+    EXPECT_EQ(t[0].mode, Mode::VmExit);
+    EXPECT_EQ(t[1].mode, Mode::Ioport);
+}
+
+TEST(PerfText, VmxNamesAndRelativeErrorRoundTrip) {
+    std::string t = kTitle +
+                    "            MSR_READ       1000    80.00%    50.00%      0.50us     10.00us      1.00us ( +-   2.00% )\n"
+                    "               CPUID        250    20.00%    50.00%      3.00us      5.00us      4.00us ( +-100.00% )\n"
+                    "\nTotal Samples:1250, Total events handled time:2000.00us.\n";
+    auto r = parse_perf_text(t, "t");
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_EQ(r[0].isa, "vmx");
+    EXPECT_EQ(r[0].rows[0].key, 31u);  // EXIT_REASON_MSR_READ
+    EXPECT_EQ(r[0].rows[1].key, 10u);  // EXIT_REASON_CPUID
+    EXPECT_NEAR(r[0].rows[0].rel_sem_pct(), 2.0, 1e-9);
+    EXPECT_NEAR(r[0].rows[1].rel_sem_pct(), 100.0, 1e-9);
+    EXPECT_EQ(r[0].total_samples, 1250u);
+}
+
+TEST(PerfText, HostileInputsGetOneLineErrors) {
+    std::string row = "                 msr         10    100.00%   100.00%      1.00us      2.00us      1.50us ( +-   1.00% )\n";
+    const std::pair<std::string, std::string> cases[] = {
+        {"", "empty"},
+        {std::string("VM-EXIT\0\x01\x02", 10), "binary"},
+        {"hello\nworld\n", "no perf kvm stat table"},
+        {kTitle + "\n", "no rows"},
+        {kTitle + "  msr 99999999999999999999 100.00% 100.00% 1.00us 2.00us 1.50us ( +- 1.00% )\n", "sample count"},
+        {kTitle + "  msr 10 100.00% 100.00% 1.00us 1e300us 1.50us ( +- 1.00% )\n", "not a figure"},
+        {kTitle + "  msr 10 100.00% 100.00% 1.00us nanus 1.50us ( +- 1.00% )\n", "not a figure"},
+        {kTitle + "  msr 10 100.00% 100.00% 9.00us 2.00us 1.50us ( +- 1.00% )\n", "min 9.00us"},
+        {kTitle + "  msr 10 100.00% 100.00% 1.00us 2.00us 1.50us\n", "no rows"},
+        {kTitle + "  msr 10 100.00% 100.00% 1.00us 2.00us 1.50us ( 1.00% )\n", "+-"},
+        {kTitle + "  msr 10 250.00% 100.00% 1.00us 2.00us 1.50us ( +- 1.00% )\n", "0 to 100"},
+        {kTitle + "  MSR_READ 10 100.00% 100.00% 1.00us 2.00us 1.50us ( +- 1.00% )\n" + row, "neither all SVM"},
+        {kTitle + "  bogus_reason 10 100.00% 100.00% 1.00us 2.00us 1.50us ( +- 1.00% )\n", "neither all SVM"},
+        {kTitle + row + "\nTotal Samples:11, Total events handled time:15.00us.\n", "footer says 11"},
+        {"      IO Port Access    Samples  Samples%     Time%    Min Time    Max Time         Avg time \n" + row,
+         "not a key perf prints"},
+        {kTitle + "  m\x1b[2Jsr 10 100.00% 100.00% 1.00us 2.00us 1.50us ( +- 1.00% )\n", "printable"},
+    };
+    for (const auto& [text, want] : cases) {
+        auto e = error_of(text);
+        EXPECT_NE(e.find(want), std::string::npos) << "input: " << text.substr(0, 120) << "\nerror: " << e;
+        EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+    }
+    std::string big(kPerfTextMaxBytes + 1, ' ');
+    EXPECT_NE(error_of(big).find("too big"), std::string::npos);
+}
+
+TEST(PerfText, RealEmptyMmioTableIsAnEmptyReport) {
+    auto t = parse_perf_text(fixture("report-mmio.txt"), "mmio");
+    ASSERT_EQ(t.size(), 1u);
+    EXPECT_EQ(t[0].mode, Mode::Mmio);
+    EXPECT_TRUE(t[0].rows.empty());
+    EXPECT_EQ(t[0].total_samples, 0u);
+}
