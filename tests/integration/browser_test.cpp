@@ -16,13 +16,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string slurp(const std::string& path) {
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
-
 const char* chromium() {
     for (const char* p : {"/usr/bin/chromium", "/usr/bin/chromium-browser"})
         if (access(p, X_OK) == 0) return p;

@@ -42,6 +42,9 @@ struct TempDir {
     std::string file(const std::string& name) const { return path + "/" + name; }
 };
 
+// A whole file's bytes ("" when it cannot be read).
+std::string slurp(const std::string& path);
+
 // The result of test `name` in a run report.
 #include "suite/result.h"
 inline const eb::suite::TestResult& find(const eb::suite::RunReport& r, const std::string& name) {

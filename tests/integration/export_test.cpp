@@ -15,13 +15,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string slurp(const std::string& path) {
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
-
 const char* kFormats[] = {"json", "csv", "markdown", "text", "html", "openmetrics"};
 
 // Every --export-FORMAT into `dir`, as base.FORMAT.

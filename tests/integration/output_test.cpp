@@ -12,12 +12,6 @@
 using namespace eb;
 
 namespace {
-std::string slurp(const std::string& path) {
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
 } // namespace
 
 // Each test writes its files into a fresh directory of its own.

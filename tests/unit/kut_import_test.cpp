@@ -8,6 +8,7 @@
 #include "report/json.h"
 #include "report/kut_import.h"
 #include "report/sha256.h"
+#include "fixture.h"
 
 using namespace eb;
 using report::KutFormatError;
@@ -15,13 +16,7 @@ using report::parse_kut;
 
 namespace {
 
-std::string fixture(const std::string& name) {
-    std::ifstream f(std::string(EB_FIXTURES) + "/kut/" + name, std::ios::binary);
-    EXPECT_TRUE(f) << name;
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
+std::string fixture(const std::string& name) { return read_fixture("kut/" + name); }
 
 // The one-line reason parse_kut gives, or "" when it accepts the text.
 std::string refusal(std::string_view text) {

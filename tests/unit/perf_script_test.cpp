@@ -6,17 +6,13 @@
 
 #include "profile/analyze.h"
 #include "profile/perf_script.h"
+#include "fixture.h"
 
 using namespace eb::profile;
 
 namespace {
 
-std::string fixture(const std::string& name) {
-    std::ifstream f(std::string(EB_FIXTURES) + "/perf/" + name, std::ios::binary);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
+std::string fixture(const std::string& name) { return read_fixture("perf/" + name); }
 
 std::string error_of(std::string_view text) {
     try {

@@ -1,0 +1,15 @@
+// Reads a committed test fixture (tests/fixtures/...) whole, as bytes.
+#pragma once
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+inline std::string read_fixture(const std::string& relative) {
+    std::ifstream f(std::string(EB_FIXTURES) + "/" + relative, std::ios::binary);
+    EXPECT_TRUE(f) << "cannot open the fixture " << relative;
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
