@@ -105,13 +105,8 @@ int cmd_import_perf(const ImportArgs& a) {
     nlohmann::json all = nlohmann::json::array();
     std::string out;
     for (const auto& f : a.files) {  // every file checked before anything is written
-        std::string text = read_input_file(f, profile::kPerfTextMaxBytes, "perf kvm stat report");
-        std::vector<profile::Report> tables;
-        try {
-            tables = profile::parse_perf_text(text, f);
-        } catch (const profile::PerfTextError& e) {
-            throw UsageError(fmt::format("{}: {}", f, e.what()));
-        }
+        std::string text;
+        auto tables = read_perf_tables(f, text);
         auto sha = report::sha256_hex(text);
         out += report::printable(fmt::format("{}: {} table{} (sha256 {})", f, tables.size(),
                                              tables.size() == 1 ? "" : "s", sha)) + "\n";
@@ -155,6 +150,15 @@ int cmd_import(const ImportCommands& c, const ImportArgs& a) {
     out += fmt::format("saved in {}; compare them with: exitbench compare run:ID run:ID (or label:NAME)\n", path);
     write_stdout(out);
     return kOk;
+}
+
+std::vector<profile::Report> read_perf_tables(const std::string& path, std::string& text) {
+    text = read_input_file(path, profile::kPerfTextMaxBytes, "perf kvm stat report");
+    try {
+        return profile::parse_perf_text(text, path);
+    } catch (const profile::PerfTextError& e) {
+        throw UsageError(fmt::format("{}: {}", path, e.what()));
+    }
 }
 
 } // namespace eb::cli

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "profile/analyze.h"
+
 namespace eb::cli {
 
 struct ImportArgs {
@@ -24,5 +26,8 @@ int cmd_import(const ImportCommands& c, const ImportArgs& a);
 // The whole of an input file, refusing a missing, irregular or bigger than
 // max_bytes one (`what` names what it should be) with a one-line UsageError.
 std::string read_input_file(const std::string& path, size_t max_bytes, std::string_view what);
+// A perf kvm stat report text's tables; `text` gets the file's bytes. Bad
+// input is a UsageError naming the file.
+std::vector<profile::Report> read_perf_tables(const std::string& path, std::string& text);
 
 } // namespace eb::cli

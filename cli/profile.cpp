@@ -106,13 +106,8 @@ bool is_text(const std::string& path) {
 profile::Report analyzed(const std::string& path, const profile::Options& opt) {
     if (!is_text(path)) return profile::analyze(load(path), opt);
     if (opt.vcpu) throw UsageError(fmt::format("{}: --vcpu does not apply to a perf kvm stat table", path));
-    std::string text = read_input_file(path, profile::kPerfTextMaxBytes, "perf kvm stat report");
-    std::vector<profile::Report> tables;
-    try {
-        tables = profile::parse_perf_text(text, path);
-    } catch (const profile::PerfTextError& e) {
-        throw UsageError(fmt::format("{}: {}", path, e.what()));
-    }
+    std::string text;
+    auto tables = read_perf_tables(path, text);
     for (auto& t : tables)
         if (t.mode == opt.mode) return std::move(t);
     throw UsageError(fmt::format("{}: no {} table in it (see --event)", path, profile::mode_name(opt.mode)));
