@@ -188,7 +188,7 @@ struct Commands {
     ProfileArgs profile_args;
     ProfileCommands profile;
     RunArgs run_args;
-    std::vector<std::string> merge_files;
+    MergeArgs merge_args;
     ReportCommands report;
 
     Commands() {
@@ -241,7 +241,7 @@ struct Commands {
         completion = app.add_subcommand("completion", "print a bash or zsh completion script");
         completion->add_option("shell", shell, "bash or zsh")->required();
 
-        report = add_report_commands(app, merge_files);
+        report = add_report_commands(app, merge_args);
 
         run = app.add_subcommand("run", "run tests (all of the default suite when none are named)");
         add_run_options(*run, run_args);
@@ -339,7 +339,7 @@ int dispatch(Commands& c) {
         return kOk;
     }
     if (*c.import.import) return cmd_import(c.import, c.import_args);
-    if (*c.report.merge) return cmd_report_merge(c.merge_files);
+    if (*c.report.merge) return cmd_report_merge(c.merge_args);
     if (*c.recipe && !*c.recipe_run) return cmd_recipe_list();
     install_stop_handlers();
     if (*c.recipe_run) return cmd_recipe_run(c.device, c.recipe_name, c.recipe_args, g_interrupted);

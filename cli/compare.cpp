@@ -4,7 +4,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
 #include <iostream>
 #include <set>
 
@@ -92,18 +91,6 @@ double parse_fraction(const std::string& opt, const std::string& v, double lo, d
     if (v.empty() || errno || !end || *end || !(x >= lo && x <= hi))
         throw UsageError(fmt::format("{} needs a number in [{:g}, {:g}], not '{}'", opt, lo, hi, v));
     return x;
-}
-
-suite::RunReport load_result(const std::string& path, const std::string& db) {
-    if (is_history_ref(path)) return load_saved_run(db, path);
-    std::ifstream f(path);
-    if (!f) throw UsageError(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
-    try {
-        return report::from_json(report::parse_document(f, path));
-    } catch (const std::exception& e) {
-        std::string why = e.what();
-        throw UsageError(why.rfind(path, 0) == 0 ? why : path + ": " + why);
-    }
 }
 
 // Saved results keep the settings they ran with; run options would be ignored.

@@ -1,7 +1,10 @@
 #include "cli/history.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fmt/format.h>
+#include <fstream>
 #include <iostream>
 #include <regex>
 #include <unistd.h>
@@ -201,6 +204,18 @@ int cmd_history(const HistoryCommands& c, const HistoryArgs& a) {
         std::cout << report::to_json(parse_saved(*st.result_json(id), id)).dump(2) << "\n" << std::flush;
         return kOk;
     });
+}
+
+suite::RunReport load_result(const std::string& path, const std::string& db) {
+    if (is_history_ref(path)) return load_saved_run(db, path);
+    std::ifstream f(path);
+    if (!f) throw UsageError(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+    try {
+        return report::from_json(report::parse_document(f, path));
+    } catch (const std::exception& e) {
+        std::string why = e.what();
+        throw UsageError(why.rfind(path, 0) == 0 ? why : path + ": " + why);
+    }
 }
 
 bool is_history_ref(const std::string& s) { return s.starts_with("label:") || s.starts_with("run:"); }

@@ -38,5 +38,8 @@ std::vector<std::string> expand_ref(const std::string& db, const std::string& re
 std::vector<std::vector<std::string>> against_last(const std::string& db);
 // One saved run's result, by its "run:N" name.
 suite::RunReport load_saved_run(const std::string& db, const std::string& ref);
+// A result file, or a saved run by its "run:N" name; UsageError names the
+// file and what is wrong with it.
+suite::RunReport load_result(const std::string& path, const std::string& db);
 
 } // namespace eb::cli

@@ -1,42 +1,43 @@
 #include "cli/merge.h"
 
-#include <cerrno>
-#include <cstring>
 #include <fmt/format.h>
-#include <fstream>
 
 #include "cli/app.h"
 #include "cli/errors.h"
-#include "report/json.h"
+#include "cli/history.h"
 #include "report/merge.h"
 
 namespace eb::cli {
 
-ReportCommands add_report_commands(CLI::App& app, std::vector<std::string>& files) {
+ReportCommands add_report_commands(CLI::App& app, MergeArgs& a) {
     ReportCommands c;
     c.report = app.add_subcommand("report", "views over saved results");
     c.report->require_subcommand(1);
     c.merge = c.report->add_subcommand("merge", "results of many hosts: grouped by CPU model, microcode, kernel and "
                                                 "backend, the spread across hosts per test, outlier hosts flagged");
-    c.merge->add_option("files", files, "saved result files (run --export-json), one or more per host")->required();
+    c.merge->add_option("inputs", a.inputs, "saved results, one or more per host: files (run --export-json), "
+                                            "run:N or label:L from the history")->required();
+    c.merge->add_option("--db", a.db, "the history database that run: and label: refer to");
+    c.merge->add_option("--format", a.format, "stdout format: " + fmt::format("{}", fmt::join(report::format_names(report::Subject::Merge), ", ")))
+        ->capture_default_str();
+    add_export_options(*c.merge, a.exports, report::Subject::Merge);
     c.merge->allow_extras(false);
     return c;
 }
 
-int cmd_report_merge(const std::vector<std::string>& files) {
+int cmd_report_merge(const MergeArgs& a) {
+    auto exporter = stdout_exporter(a.format, report::Subject::Merge);
+    auto exports = plan_exports(a.exports, "", report::Subject::Merge);
     std::vector<report::MergeInput> in;
-    for (const auto& path : files) {
-        std::ifstream f(path);
-        if (!f) throw UsageError(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
-        try {
-            in.push_back({path, report::from_json(report::parse_document(f, path))});
-        } catch (const std::exception& e) {
-            std::string why = e.what();
-            throw UsageError(why.rfind(path, 0) == 0 ? why : path + ": " + why);
-        }
+    for (const auto& arg : a.inputs) {
+        // A label names every run filed under it; each is an input of its own.
+        auto names = is_history_ref(arg) ? expand_ref(a.db, arg) : std::vector<std::string>{arg};
+        for (const auto& name : names) in.push_back({name, load_result(name, a.db)});
     }
-    write_stdout(report::render_merged(report::merge_runs(in)));
-    return kOk;
+    auto merged = report::merge_runs(in);
+    bool written = write_exports(exports, merged);  // the files first: a closed stdout must not lose them
+    write_stdout(exporter->render(merged));
+    return written ? kOk : kHost;
 }
 
 } // namespace eb::cli

@@ -15,6 +15,7 @@ public:
     std::string render(const suite::RunReport& r) const override { return to_csv(run_grid(r)); }
     std::string render(const Comparison& c) const override { return to_csv(compare_grid(c)); }
     std::string render(const profile::Report& p) const override { return to_csv(profile_grid(p)); }
+    std::string render(const Merged& m) const override { return to_csv(merge_grid(m)); }
 };
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -52,6 +53,7 @@ public:
     std::string render(const profile::Report& p) const override {
         return doc("exitbench profile report", profile_lines(p), profile_grid(p), {});
     }
+    std::string render(const Merged& m) const override { return doc("exitbench report merge", merge_lines(m), merge_grid(m), {}); }
 };
 
 // For mailing lists: fixed-width columns, nothing that needs rendering.
@@ -78,6 +80,11 @@ public:
         return doc(head, compare_grid(c), compare_notes(c));
     }
     std::string render(const profile::Report& p) const override { return doc(profile_lines(p), profile_grid(p), {}); }
+    std::string render(const Merged& m) const override {
+        auto head = merge_lines(m);
+        head.insert(head.begin(), "exitbench report merge");
+        return doc(head, merge_grid(m), {});
+    }
 };
 
 } // namespace

@@ -10,6 +10,7 @@ const char* subject_name(Subject s) {
     case Subject::Run: return "run";
     case Subject::Compare: return "compare";
     case Subject::Profile: return "profile report";
+    case Subject::Merge: return "report merge";
     }
     return "?";
 }
@@ -18,27 +19,30 @@ namespace {
 [[noreturn]] void not_for(Subject s) {
     throw std::invalid_argument(std::string("this format does not apply to ") + subject_name(s));
 }
-constexpr Subject kRun = Subject::Run, kCmp = Subject::Compare, kProf = Subject::Profile;
+constexpr Subject kRun = Subject::Run, kCmp = Subject::Compare, kProf = Subject::Profile, kMerge = Subject::Merge;
 } // namespace
 
 std::string Exporter::render(const Comparison&) const { not_for(kCmp); }
 std::string Exporter::render(const profile::Report&) const { not_for(kProf); }
+std::string Exporter::render(const Merged&) const { not_for(kMerge); }
 
 bool Format::applies(Subject s) const { return std::find(subjects.begin(), subjects.end(), s) != subjects.end(); }
 
 const std::vector<Format>& formats() {
     static const std::vector<Format> all = {
-        {"table", "the terminal report", {kRun, kCmp, kProf}, false, table_exporter},
+        {"table", "the terminal report", {kRun, kCmp, kProf, kMerge}, false, table_exporter},
         {"kut", "vmexit.flat's \"name cycles\" lines", {kRun}, false, kut_exporter},
-        {"json", "the full result (schemas exitbench-run, exitbench-compare)", {kRun, kCmp, kProf}, true,
+        {"json", "the full result (schemas exitbench-run, exitbench-compare, exitbench-merge)",
+         {kRun, kCmp, kProf, kMerge}, true,
          json_exporter},
-        {"csv", "RFC 4180, a header row and one row per test (per test and configuration; per exit reason)",
-         {kRun, kCmp, kProf}, true, csv_exporter},
-        {"markdown", "a GitHub table", {kRun, kCmp, kProf}, true, markdown_exporter},
-        {"text", "plain fixed-width columns, for mailing lists", {kRun, kCmp, kProf}, true, text_exporter},
-        {"html", "one self-contained offline page with plots", {kRun, kCmp, kProf}, true, html_exporter},
+        {"csv", "RFC 4180, a header row and one row per test (per test and configuration; per exit reason; "
+                "per group of hosts and test)",
+         {kRun, kCmp, kProf, kMerge}, true, csv_exporter},
+        {"markdown", "a GitHub table", {kRun, kCmp, kProf, kMerge}, true, markdown_exporter},
+        {"text", "plain fixed-width columns, for mailing lists", {kRun, kCmp, kProf, kMerge}, true, text_exporter},
+        {"html", "one self-contained offline page with plots", {kRun, kCmp, kProf, kMerge}, true, html_exporter},
         {"openmetrics", "Prometheus text exposition, for node_exporter's textfile collector",
-         {kRun, kCmp, kProf}, true, openmetrics_exporter},
+         {kRun, kCmp, kProf, kMerge}, true, openmetrics_exporter},
     };
     return all;
 }

@@ -1,6 +1,7 @@
 // One exporter per output format, behind one interface: every command's
 // result (a run, a comparison, a profile analysis) is rendered through it,
 // and the formats are registered in one table (formats()).
+// Results of many hosts (report merge) are a subject too.
 #pragma once
 #include <memory>
 #include <string>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "profile/analyze.h"
+#include "report/merge.h"
 #include "suite/compare.h"
 #include "suite/result.h"
 
@@ -21,7 +23,7 @@ struct Comparison {
 };
 
 // What a command produced.
-enum class Subject { Run, Compare, Profile };
+enum class Subject { Run, Compare, Profile, Merge };
 const char* subject_name(Subject s);
 
 class Exporter {
@@ -31,6 +33,7 @@ public:
     // A format that does not apply (formats() says which do) throws std::invalid_argument.
     virtual std::string render(const Comparison& c) const;
     virtual std::string render(const profile::Report& p) const;
+    virtual std::string render(const Merged& m) const;
 };
 
 struct Format {

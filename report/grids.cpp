@@ -121,6 +121,28 @@ Grid profile_grid(const profile::Report& p) {
     return g;
 }
 
+Grid merge_grid(const Merged& m) {
+    Grid g = with_columns({{"cpu_model", false}, {"microcode", false}, {"kernel", false}, {"backend", false},
+                           {"test", false}, {"hosts", true}, {"median_cycles", true}, {"min_cycles", true},
+                           {"max_cycles", true}, {"spread_pct", true}, {"outlier_hosts", false}});
+    for (const auto& grp : m.groups)
+        for (const auto& t : grp.tests) {
+            auto odd = t.outlier_notes();
+            g.rows.push_back({grp.cpu_model, grp.microcode, grp.kernel, grp.backend, t.test,
+                              std::to_string(t.hosts.size()), num(t.median, 1), num(t.min, 1), num(t.max, 1),
+                              num(t.spread_pct, 2),
+                              t.hosts.size() < 3 ? "" : odd.empty() ? "none" : fmt::format("{}", fmt::join(odd, "; "))});
+        }
+    return g;
+}
+
+std::vector<std::string> merge_lines(const Merged& m) {
+    std::vector<std::string> out{fmt::format("{} group(s) of hosts; {}", m.groups.size(), outlier_rule())};
+    out.insert(out.end(), m.warnings.begin(), m.warnings.end());
+    for (const auto& g : m.groups) out.push_back(group_title(g));
+    return out;
+}
+
 std::vector<std::string> run_notes(const suite::RunReport& r) {
     std::vector<std::string> out;
     for (const auto& t : r.results) {

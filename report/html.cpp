@@ -31,8 +31,9 @@ std::string esc(std::string_view s) {
     return out;
 }
 
+// Wide tables (compare has 15 columns) scroll inside their box, not the page.
 std::string table(const Grid& g) {
-    std::string out = "<table><tr>";
+    std::string out = "<div class=wide><table><tr>";
     for (const auto& c : g.columns) out += "<th>" + esc(c) + "</th>";
     out += "</tr>\n";
     for (const auto& r : g.rows) {
@@ -41,7 +42,7 @@ std::string table(const Grid& g) {
             out += (i < g.numeric.size() && g.numeric[i] ? "<td class=n>" : "<td>") + esc(r[i]) + "</td>";
         out += "</tr>\n";
     }
-    return out + "</table>\n";
+    return out + "</table></div>\n";
 }
 
 std::string list(const std::vector<std::string>& items) {
@@ -191,12 +192,36 @@ void profile_page(Page& pg, const profile::Report& p) {
     }
 }
 
+// Per group one strip plot: each host's figure as % from the group's median,
+// a column per test, outliers in red and named.
+void merge_page(Page& pg, const Merged& m) {
+    pg.body += list(merge_lines(m)) + "<h2>Summary</h2>\n" + table(merge_grid(m));
+    for (const auto& g : m.groups) {
+        pg.body += "<h2>" + esc(group_title(g)) + "</h2>\n";
+        json tests = json::array();
+        for (const auto& t : g.tests) {
+            json hosts = json::array();
+            for (const auto& h : t.hosts)
+                hosts.push_back({{"host", h.host}, {"pct", t.median > 0 ? (h.cycles / t.median - 1) * 100 : 0.0},
+                                 {"outlier", h.outlier}});
+            tests.push_back({{"test", t.test}, {"hosts", hosts}});
+        }
+        if (g.tests.empty()) continue;
+        pg.canvas({{"kind", "strip"}, {"title", "each host against its group's median, per test"}, {"tests", tests}},
+                  g.hosts.size() < 3 ? fmt::format("{} host(s): a dot per host and test; outliers take 3 hosts to judge", g.hosts.size())
+                                     : fmt::format("{} hosts: a dot per host and test; red and named: an outlier", g.hosts.size()));
+    }
+}
+
 class Html : public Exporter {
 public:
     std::string render(const suite::RunReport& r) const override { return page("exitbench run", [&](Page& p) { run_page(p, r); }); }
     std::string render(const Comparison& c) const override { return page("exitbench compare", [&](Page& p) { compare_page(p, c); }); }
     std::string render(const profile::Report& r) const override {
         return page("exitbench profile report", [&](Page& p) { profile_page(p, r); });
+    }
+    std::string render(const Merged& m) const override {
+        return page("exitbench report merge", [&](Page& p) { merge_page(p, m); });
     }
 
 private:

@@ -14,11 +14,14 @@ std::string_view chartjs_license() {
 
 std::string_view page_style() {
     return R"CSS(
-body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #222; max-width: 1100px; }
+body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #222; }
+p, ul, h1, h2, figure { max-width: 1100px; }
 h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.6em; border-bottom: 1px solid #ccc; }
 table { border-collapse: collapse; font-size: 12px; margin: .5em 0; }
 th, td { border: 1px solid #ccc; padding: 2px 6px; text-align: left; }
-td.n { text-align: right; font-variant-numeric: tabular-nums; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td { max-width: 24em; overflow-wrap: break-word; }
+.wide { overflow-x: auto; max-width: 100%; }
 th { background: #f3f3f3; }
 figure { margin: 1em 0; } figcaption { font-size: 12px; color: #555; }
 canvas { border: 1px solid #eee; }
@@ -61,6 +64,10 @@ std::string_view page_script() {
         ctx.moveTo(xs.getPixelForValue(b.lo), y - 5); ctx.lineTo(xs.getPixelForValue(b.lo), y + 5);
         ctx.moveTo(xs.getPixelForValue(b.hi), y - 5); ctx.lineTo(xs.getPixelForValue(b.hi), y + 5);
         ctx.stroke();
+      });
+      (o.names || []).forEach(function (t) {
+        ctx.fillStyle = '#d62728'; ctx.font = '11px sans-serif';
+        ctx.fillText(t.text, xs.getPixelForValue(t.x) + 7, ys.getPixelForValue(t.y) + 4);
       });
       if (o.zero) {
         var x0 = xs.getPixelForValue(0);
@@ -132,9 +139,32 @@ std::string_view page_script() {
     o.scales.x.type = 'linear'; o.scales.x.min = lo - pad; o.scales.x.max = hi + pad;
     o.scales.y = { type: 'linear', reverse: true, min: -0.5, max: p.rows.length - 0.5,
                    afterBuildTicks: function (axis) { axis.ticks = p.rows.map(function (r, i) { return { value: i }; }); },
-                   ticks: { autoSkip: false, callback: function (v) { var r = p.rows[v]; return r ? r.label : ''; } } };
+                   ticks: { autoSkip: false, callback: function (v) { var r = p.rows[v]; return r ? cut(r.label) : ''; } } };
     return { type: 'scatter', data: { datasets: [{ data: pts, pointRadius: 6,
              backgroundColor: p.rows.map(function (r) { return verdictColor[r.verdict] || '#7f7f7f'; }) }] }, options: o };
+  }
+
+  // Long labels are cut on the axis (the table has them whole), so the plot keeps its width.
+  function cut(s) { return s.length > 48 ? s.slice(0, 47) + '\u2026' : s; }
+
+  // A column per test, a dot per host at its % from the group median; outliers red and named.
+  function strip(p) {
+    var normal = [], odd = [], names = [];
+    p.tests.forEach(function (t, i) {
+      t.hosts.forEach(function (h, k) {
+        var pt = { x: i + (t.hosts.length > 1 ? (k / (t.hosts.length - 1) - 0.5) * 0.3 : 0), y: h.pct };
+        (h.outlier ? odd : normal).push(pt);
+        if (h.outlier) names.push({ x: pt.x, y: pt.y, text: cut(h.host) });
+      });
+    });
+    var o = base(p.title, 'test', '% from the group median');
+    overlays[p.id] = { names: names };
+    o.scales.x = { type: 'linear', min: -0.5, max: p.tests.length - 0.5, title: { display: true, text: 'test' },
+                   afterBuildTicks: function (axis) { axis.ticks = p.tests.map(function (t, i) { return { value: i }; }); },
+                   ticks: { autoSkip: false, maxRotation: 90, callback: function (v) { var t = p.tests[v]; return t ? cut(t.test) : ''; } } };
+    return { type: 'scatter', data: { datasets: [
+      { label: 'host', data: normal, backgroundColor: '#1f77b4', pointRadius: 4 },
+      { label: 'outlier host', data: odd, backgroundColor: '#d62728', pointRadius: 6 }] }, options: o };
   }
 
   function share(p) {
@@ -143,7 +173,7 @@ std::string_view page_script() {
     return { type: 'bar', data: { labels: p.labels, datasets: [{ data: p.values, backgroundColor: colors.slice(0, p.values.length) }] }, options: o };
   }
 
-  var kinds = { repeats: repeats, histogram: histogram, forest: forest, share: share };
+  var kinds = { repeats: repeats, histogram: histogram, forest: forest, share: share, strip: strip };
   var withData = 0;
   data.plots.forEach(function (p) {
     try {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "report/sanitize.h"
 #include "stats/summary.h"
@@ -63,7 +64,59 @@ void describe_inputs(const std::vector<MergeInput>& in, Merged& m) {
                                          "files that have it: {}", fmt::join(partial, ", ")));
 }
 
+
+std::string host_name(const MergeInput& i) {
+    return i.run.provenance.hostname.empty() ? i.name : i.run.provenance.hostname;
+}
+
+// One group: per host its runs; per test and host the median over those runs.
+template <class Key>
+MergeGroup merge_group(const Key& key, const std::vector<const MergeInput*>& members, std::vector<std::string>& warnings) {
+    MergeGroup g{std::get<0>(key), std::get<1>(key), std::get<2>(key), std::get<3>(key), {}, {}};
+    std::map<std::string, std::map<std::string, std::vector<double>>> by_test;  // test -> host -> figures
+    std::map<std::string, size_t> runs_of;
+    std::vector<std::string> order;
+    for (const auto* i : members) {
+        std::string host = host_name(*i);
+        if (runs_of[host]++ == 0) g.hosts.push_back(host);
+        for (const auto& t : i->run.results)
+            if (auto hl = suite::headline(t)) {
+                if (!by_test.count(t.name)) order.push_back(t.name);
+                by_test[t.name][host].push_back(hl->cycles);
+            }
+    }
+    for (const auto& [host, n] : runs_of)
+        if (n > 1)
+            warnings.push_back(fmt::format("note: {} has {} files in one group; they count as its runs, and its "
+                                           "figure per test is their median", host, n));
+    for (const auto& t : order) {
+        std::vector<HostFigure> hosts;
+        for (const auto& h : g.hosts)
+            if (auto it = by_test[t].find(h); it != by_test[t].end())
+                hosts.push_back({h, stats::median(it->second), it->second.size(), false});
+        g.tests.push_back(summarise(t, std::move(hosts)));
+    }
+    return g;
+}
+
 } // namespace
+
+std::vector<std::string> MergedTest::outlier_notes() const {
+    std::vector<std::string> out;
+    for (const auto& h : hosts)
+        if (h.outlier) out.push_back(fmt::format("{} {:.0f} ({:+.1f}%)", h.host, h.cycles, (h.cycles / median - 1) * 100));
+    return out;
+}
+
+std::string outlier_rule() {
+    return fmt::format("an outlier host is further from its group's median than 3 scaled MADs and than {:.0f}%; "
+                       "a group needs 3 hosts for the test", kOutlierFloor * 100);
+}
+
+std::string group_title(const MergeGroup& g) {
+    return fmt::format("{} | microcode {} | kernel {} | {}: {} host(s): {}", g.cpu_model,
+                       g.microcode.empty() ? "?" : g.microcode, g.kernel, g.backend, g.hosts.size(), fmt::join(g.hosts, ", "));
+}
 
 Merged merge_runs(const std::vector<MergeInput>& in) {
     Merged m;
@@ -76,22 +129,7 @@ Merged merge_runs(const std::vector<MergeInput>& in) {
                 fact(i.run, "kernel.release", h.kernel_release), fact(i.run, "kvm.backend", vmm::backend_name(h.backend))}]
             .push_back(&i);
     }
-    for (const auto& [key, members] : groups) {
-        MergeGroup g{std::get<0>(key), std::get<1>(key), std::get<2>(key), std::get<3>(key), {}, {}};
-        std::map<std::string, std::vector<HostFigure>> by_test;
-        std::vector<std::string> order;
-        for (const auto* i : members) {
-            std::string host = i->run.provenance.hostname.empty() ? i->name : i->run.provenance.hostname;
-            g.hosts.push_back(host);
-            for (const auto& t : i->run.results)
-                if (auto hl = suite::headline(t)) {
-                    if (!by_test.count(t.name)) order.push_back(t.name);
-                    by_test[t.name].push_back({host, hl->cycles});
-                }
-        }
-        for (const auto& t : order) g.tests.push_back(summarise(t, by_test[t]));
-        m.groups.push_back(std::move(g));
-    }
+    for (const auto& [key, members] : groups) m.groups.push_back(merge_group(key, members, m.warnings));
     return m;
 }
 
@@ -99,17 +137,13 @@ std::string render_merged(const Merged& m) {
     std::string out = fmt::format("exitbench report merge: {} group(s) of hosts\n", m.groups.size());
     for (const auto& w : m.warnings) out += printable(w) + "\n";
     for (const auto& g : m.groups) {
-        out += "\n" + printable(fmt::format("{} | microcode {} | kernel {} | {}: {} host(s): {}", g.cpu_model,
-                                            g.microcode.empty() ? "?" : g.microcode, g.kernel, g.backend,
-                                            g.hosts.size(), fmt::join(g.hosts, ", "))) + "\n";
+        out += "\n" + printable(group_title(g)) + "\n";
         size_t w = 4;
         for (const auto& t : g.tests) w = std::max(w, t.test.size());
         out += fmt::format("  {:<{}} {:>6} {:>12} {:>12} {:>12} {:>9}  {}\n", "test", w, "hosts", "median", "min",
                            "max", "spread%", "outlier hosts (>3 MAD and >2% from the median)");
         for (const auto& t : g.tests) {
-            std::vector<std::string> odd;
-            for (const auto& h : t.hosts)
-                if (h.outlier) odd.push_back(fmt::format("{} {:.0f} ({:+.1f}%)", h.host, h.cycles, (h.cycles / t.median - 1) * 100));
+            auto odd = t.outlier_notes();
             // Names come from files: shown printable, line by line.
             out += printable(fmt::format("  {:<{}} {:>6} {:>12.1f} {:>12.1f} {:>12.1f} {:>9.2f}  {}", t.test, w,
                                          t.hosts.size(), t.median, t.min, t.max, t.spread_pct,

@@ -17,7 +17,8 @@ struct MergeInput {
 
 struct HostFigure {
     std::string host;   // hostname, or the file name where none was recorded
-    double cycles = 0;  // the test's headline figure on that host
+    double cycles = 0;  // the test's headline figure on that host: the median over its runs
+    size_t runs = 1;    // the files (independent runs) of that host that measured the test
     bool outlier = false;
 };
 
@@ -26,6 +27,8 @@ struct MergedTest {
     std::vector<HostFigure> hosts;
     double median = 0, min = 0, max = 0;
     double spread_pct = 0;  // (max - min) / median
+    // "host 1420 (+14.8%)" per outlier host; empty with none, or under 3 hosts.
+    std::vector<std::string> outlier_notes() const;
 };
 
 struct MergeGroup {
@@ -44,7 +47,14 @@ struct Merged {
 // near-identical hosts the MAD alone would flag noise. Needs 3 hosts.
 inline constexpr double kOutlierFloor = 0.02;
 
+// Files of one host (same hostname, same group) are that host's runs: its
+// figure is their median, so a host given twice is not counted as two.
 Merged merge_runs(const std::vector<MergeInput>& in);
+// A group's heading: "CPU | microcode M | kernel K | backend: N host(s): a, b".
+std::string group_title(const MergeGroup& g);
+// The outlier rule, in words, for the notes under a table.
+std::string outlier_rule();
+// The terminal view (the table format).
 std::string render_merged(const Merged& m);
 
 } // namespace eb::report

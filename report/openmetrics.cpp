@@ -146,11 +146,34 @@ void profile_metrics(Metrics& m, const profile::Report& p) {
     }
 }
 
+// A fleet's view: each host's figure in its group, the group's spread, and
+// which hosts are outliers (only where the group has the 3 hosts it takes).
+void merge_metrics(Metrics& m, const Merged& mg) {
+    auto each = [&](auto&& f) {
+        for (const auto& g : mg.groups)
+            for (const auto& t : g.tests)
+                f(t, Labels{{"backend", g.backend}, {"cpu_model", g.cpu_model}, {"microcode", g.microcode},
+                            {"kernel", g.kernel}, {"test", t.test}});
+    };
+    m.family("exitbench_merge_host_cycles", "gauge", "a host's cycles per iteration: the median over its runs");
+    each([&](const MergedTest& t, const Labels& l) {
+        for (const auto& h : t.hosts) m.sample("exitbench_merge_host_cycles", with(l, {{"host", h.host}}), h.cycles);
+    });
+    m.family("exitbench_merge_spread_ratio", "gauge", "(max - min) / median of the hosts in the group");
+    each([&](const MergedTest& t, const Labels& l) { m.sample("exitbench_merge_spread_ratio", l, t.spread_pct / 100); });
+    m.family("exitbench_merge_outlier", "gauge", "1 for a host flagged as an outlier in its group, else 0");
+    each([&](const MergedTest& t, const Labels& l) {
+        if (t.hosts.size() < 3) return;
+        for (const auto& h : t.hosts) m.sample("exitbench_merge_outlier", with(l, {{"host", h.host}}), h.outlier ? 1 : 0);
+    });
+}
+
 class OpenMetrics : public Exporter {
 public:
     std::string render(const suite::RunReport& r) const override { return build([&](Metrics& m) { run_metrics(m, r); }); }
     std::string render(const Comparison& c) const override { return build([&](Metrics& m) { compare_metrics(m, c); }); }
     std::string render(const profile::Report& p) const override { return build([&](Metrics& m) { profile_metrics(m, p); }); }
+    std::string render(const Merged& g) const override { return build([&](Metrics& m) { merge_metrics(m, g); }); }
 
 private:
     template <class F>

@@ -221,6 +221,7 @@ public:
     }
 
     std::string render(const profile::Report& p) const override { return profile::render_extended(p); }
+    std::string render(const Merged& m) const override { return render_merged(m); }
 };
 
 } // namespace

@@ -12,6 +12,7 @@ namespace eb::report {
 Grid run_grid(const suite::RunReport& r);          // one row per test
 Grid compare_grid(const Comparison& c);           // one row per test and configuration
 Grid profile_grid(const profile::Report& p);       // one row per exit reason (key)
+Grid merge_grid(const Merged& m);                  // one row per group of hosts and test
 
 // What ran, where, and at which level the interval is (table.cpp's heading).
 std::string run_header(const suite::RunReport& r);
@@ -20,6 +21,8 @@ std::string run_header(const suite::RunReport& r);
 std::vector<std::string> run_notes(const suite::RunReport& r);
 std::vector<std::string> compare_notes(const Comparison& c);
 std::vector<std::string> profile_lines(const profile::Report& p);
+// A merge's heading: what was merged (its warnings) and each group's hosts.
+std::vector<std::string> merge_lines(const Merged& m);
 
 // --per-exit samples minus the timestamp pair's cost (the baseline's median
 // per-exit sample), floored at 1 cycle; empty without samples.

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "cli_runner.h"
+#include "fleet.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -118,4 +119,16 @@ TEST(Browser, ProfileReportDrawsSharesAndLatencyHistograms) {
         plots += row.value("timed", false) && !row["log2_hist"].empty();
     EXPECT_GT(plots, 1u);
     expect_drawn(open_page(dir, dir.file("p.html"), "profile", 2400), plots);
+}
+
+TEST(Browser, MergeReportDrawsAStripPlotPerGroupOfHosts) {
+    REQUIRE_KVM();
+    REQUIRE_CHROMIUM();
+    TempDir dir;
+    auto files = fleet(dir, {"host-a", "host-b", "host-c", "slow", "newkernel"});
+    std::vector<std::string> args{"report", "merge", "--export-html", dir.file("merge.html")};
+    args.insert(args.end(), files.begin(), files.end());
+    auto m = run_cli(args);
+    ASSERT_EQ(m.rc, 0) << m.err;
+    expect_drawn(open_page(dir, dir.file("merge.html"), "merge", 1400), 2);  // two groups: two kernels
 }

@@ -46,6 +46,22 @@ profile::Report sample_profile() {
     return p;
 }
 
+// Three hosts, one far off and one with a name that needs escaping everywhere.
+report::Merged sample_merged() {
+    std::vector<report::MergeInput> in;
+    const char* names[] = {"a", "b|\"odd\" \\ host\n", "far"};
+    for (const char* n : names) {
+        auto r = sample_report();
+        r.provenance.hostname = n;
+        if (std::string(n) == "far")
+            for (auto& t : r.results)
+                for (auto& s : t.sessions)
+                    for (auto& x : s.samples) x *= 1.5;
+        in.push_back({std::string(n) + ".json", r});
+    }
+    return report::merge_runs(in);
+}
+
 } // namespace
 
 TEST(Csv, QuotesFieldsAsRfc4180Says) {
@@ -121,7 +137,8 @@ TEST(OpenMetrics, PromtoolAcceptsEveryRenderedSubject) {
     r.host.cpu_model = "Odd \"model\" \\ with\nnewline";
     std::vector<std::string> outs{report::openmetrics_exporter()->render(r),
                                   report::openmetrics_exporter()->render(sample_comparison()),
-                                  report::openmetrics_exporter()->render(sample_profile())};
+                                  report::openmetrics_exporter()->render(sample_profile()),
+                                  report::openmetrics_exporter()->render(sample_merged())};
     for (size_t i = 0; i < outs.size(); ++i) {
         std::string in = tmp.path("m" + std::to_string(i) + ".prom"), log = tmp.path("log");
         std::ofstream(in) << outs[i];
@@ -159,6 +176,7 @@ TEST(Exporters, EveryFormatRendersWhatItAppliesTo) {
     auto run = sample_report();
     auto cmp = sample_comparison();
     auto prof = sample_profile();
+    auto merged = sample_merged();
     for (const auto& f : report::formats()) {
         auto e = f.make();
         using S = report::Subject;
@@ -175,8 +193,30 @@ TEST(Exporters, EveryFormatRendersWhatItAppliesTo) {
         } else {
             EXPECT_THROW(e->render(prof), std::invalid_argument) << f.name;
         }
+        if (f.applies(S::Merge)) {
+            EXPECT_FALSE(e->render(merged).empty()) << f.name;
+        } else {
+            EXPECT_THROW(e->render(merged), std::invalid_argument) << f.name;
+        }
     }
     auto names = report::format_names(report::Subject::Compare);
     EXPECT_EQ(std::count(names.begin(), names.end(), "kut"), 0);
     EXPECT_EQ(report::format_names(report::Subject::Run).size(), report::formats().size());
+}
+
+TEST(Merge, EveryTableFormatHasARowPerGroupAndTestAndFlagsTheFarHost) {
+    auto m = sample_merged();
+    ASSERT_EQ(m.groups.size(), 1u);
+    size_t tests = m.groups[0].tests.size();
+    auto csv = report::csv_exporter()->render(m);
+    EXPECT_EQ(size_t(std::count(csv.begin(), csv.end(), '\n')), tests + 1) << csv;
+    EXPECT_NE(csv.find("far "), std::string::npos) << csv;
+    auto md = report::markdown_exporter()->render(m);
+    EXPECT_NE(md.find("b\\|\"odd\""), std::string::npos) << md;  // the pipe cannot open a column
+    auto text = report::text_exporter()->render(m);
+    EXPECT_EQ(text.find("host\n"), std::string::npos) << text;         // the newline is shown, not printed
+    auto html = report::html_exporter()->render(m);
+    EXPECT_NE(html.find("\"kind\":\"strip\""), std::string::npos);
+    auto json = report::json_exporter()->render(m);
+    EXPECT_NE(json.find("\"schema\": \"exitbench-merge\""), std::string::npos) << json;
 }

@@ -45,3 +45,17 @@ TEST(Merge, SaysWhatItMergesAcrossSchemasAndTestSets) {
     EXPECT_NE(m.warnings[0].find("schema version 2 (old.json)"), std::string::npos) << m.warnings[0];
     EXPECT_NE(m.warnings[2].find("cpuid (1 of 2 files)"), std::string::npos) << m.warnings[2];
 }
+
+TEST(Merge, FilesOfOneHostAreItsRunsNotMoreHosts) {
+    // a twice (1.0 and 1.2: median 1.1), b and c: three hosts, not four, and a is not an outlier.
+    auto m = report::merge_runs({host("a", 1.0), host("a", 1.2), host("b", 1.1), host("c", 1.1)});
+    ASSERT_EQ(m.groups.size(), 1u);
+    EXPECT_EQ(m.groups[0].hosts, (std::vector<std::string>{"a", "b", "c"}));
+    const auto& cpuid = m.groups[0].tests[1];
+    ASSERT_EQ(cpuid.hosts.size(), 3u);
+    EXPECT_EQ(cpuid.hosts[0].runs, 2u);
+    EXPECT_NEAR(cpuid.hosts[0].cycles, cpuid.hosts[1].cycles, 1e-6 * cpuid.hosts[1].cycles);
+    for (const auto& h : cpuid.hosts) EXPECT_FALSE(h.outlier) << h.host;
+    ASSERT_EQ(m.warnings.size(), 1u);
+    EXPECT_NE(m.warnings[0].find("a has 2 files in one group"), std::string::npos) << m.warnings[0];
+}
