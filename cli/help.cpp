@@ -22,7 +22,7 @@ const std::map<std::string, std::string, std::less<>>& placeholders() {
         {"since", "DATE"}, {"smp", "N"}, {"sort", "KEY"}, {"test", "TEST"}, {"tests", "TEST"},
         {"than", "MICROSECONDS"}, {"time-budget", "DURATION"}, {"time-goal", "DURATION"},
         {"traces", "FILE"}, {"vcpu", "N"}, {"vs", "FILE"}, {"warmup", "N"}, {"watchdog", "DURATION"},
-        {"files", "FILE"}, {"perf-data", "FILE"}, {"refs", "REF"}, {"shell", "SHELL"}, {"command", "COMMAND"},
+        {"files", "FILE"}, {"inputs", "FILE|REF"}, {"perf-data", "FILE"}, {"refs", "REF"}, {"shell", "SHELL"}, {"command", "COMMAND"},
     };
     return m;
 }
@@ -77,7 +77,8 @@ const std::map<std::string, std::vector<std::string>, std::less<>>& examples() {
                         "exitbench completion zsh > ~/.zfunc/_exitbench"}},
         {"report", {"exitbench report merge host1.json host2.json host3.json", "exitbench report merge results/*.json"}},
         {"report merge", {"exitbench report merge host1.json host2.json host3.json",
-                          "exitbench report merge lab/*.json | less"}},
+                          "exitbench report merge label:fleet --export-html fleet.html --export-csv fleet.csv",
+                          "exitbench report merge lab/*.json --format markdown"}},
         {"profile import", {"exitbench profile import perf.data -o peer.trace",
                             "exitbench profile import /tmp/perf.data.guest --output nested.trace"}},
         {"profile cleanup", {"exitbench profile cleanup", "sudo exitbench profile cleanup"}},

@@ -8,7 +8,7 @@
 using namespace eb::profile;
 
 namespace {
-std::string fixture(const char* name) { return std::string(EB_FIXTURES) + "/profile/" + name; }
+std::string fixture(const char* name) { return std::string(EB_FIXTURES "/profile/") + name; }
 const Row* row(const Report& r, const std::string& name) {
     for (const auto& x : r.rows)
         if (x.name == name) return &x;
