@@ -64,14 +64,15 @@ void describe_inputs(const std::vector<MergeInput>& in, Merged& m) {
                                          "files that have it: {}", fmt::join(partial, ", ")));
 }
 
-
 std::string host_name(const MergeInput& i) {
     return i.run.provenance.hostname.empty() ? i.name : i.run.provenance.hostname;
 }
 
+// What defines a machine for an exit's cost: CPU model, microcode, kernel, backend.
+using GroupKey = std::tuple<std::string, std::string, std::string, std::string>;
+
 // One group: per host its runs; per test and host the median over those runs.
-template <class Key>
-MergeGroup merge_group(const Key& key, const std::vector<const MergeInput*>& members, std::vector<std::string>& warnings) {
+MergeGroup merge_group(const GroupKey& key, const std::vector<const MergeInput*>& members, std::vector<std::string>& warnings) {
     MergeGroup g{std::get<0>(key), std::get<1>(key), std::get<2>(key), std::get<3>(key), {}, {}};
     std::map<std::string, std::map<std::string, std::vector<double>>> by_test;  // test -> host -> figures
     std::map<std::string, size_t> runs_of;
@@ -121,8 +122,7 @@ std::string group_title(const MergeGroup& g) {
 Merged merge_runs(const std::vector<MergeInput>& in) {
     Merged m;
     describe_inputs(in, m);
-    using Key = std::tuple<std::string, std::string, std::string, std::string>;
-    std::map<Key, std::vector<const MergeInput*>> groups;
+    std::map<GroupKey, std::vector<const MergeInput*>> groups;
     for (const auto& i : in) {
         const auto& h = i.run.host;
         groups[{fact(i.run, "cpu.model", h.cpu_model), fact(i.run, "cpu.microcode", ""),
@@ -141,7 +141,7 @@ std::string render_merged(const Merged& m) {
         size_t w = 4;
         for (const auto& t : g.tests) w = std::max(w, t.test.size());
         out += fmt::format("  {:<{}} {:>6} {:>12} {:>12} {:>12} {:>9}  {}\n", "test", w, "hosts", "median", "min",
-                           "max", "spread%", "outlier hosts (>3 MAD and >2% from the median)");
+                           "max", "spread%", fmt::format("outlier hosts (>3 MAD and >{:.0f}% from the median)", kOutlierFloor * 100));
         for (const auto& t : g.tests) {
             auto odd = t.outlier_notes();
             // Names come from files: shown printable, line by line.
