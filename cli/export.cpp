@@ -25,6 +25,10 @@ void add_export_options(CLI::App& cmd, ExportPaths& paths, report::Subject s) {
     }
 }
 
+void add_format_option(CLI::App& cmd, std::string& format, report::Subject s, const std::string& more) {
+    cmd.add_option("--format", format, fmt::format("stdout format: {} (default table){}", names(s), more));
+}
+
 std::vector<std::pair<std::string, std::string>> plan_exports(const ExportPaths& paths, const std::string& json_alias,
                                                               report::Subject s) {
     std::vector<std::pair<std::string, std::string>> plan;

@@ -18,6 +18,8 @@ using ExportPaths = std::map<std::string, std::string>;
 
 // One --export-NAME option per format of the registry that applies to `s`.
 void add_export_options(CLI::App& cmd, ExportPaths& paths, report::Subject s);
+// --format NAME for stdout; its help lists the formats that apply to `s`, then `more`.
+void add_format_option(CLI::App& cmd, std::string& format, report::Subject s, const std::string& more = "");
 
 // What to write: (format, file) pairs. `json_alias` is --json FILE. Throws
 // UsageError (exit 2) when a format does not apply, two exports share a file,

@@ -18,8 +18,7 @@ ReportCommands add_report_commands(CLI::App& app, MergeArgs& a) {
     c.merge->add_option("inputs", a.inputs, "saved results, one or more per host: files (run --export-json), "
                                             "run:N or label:L from the history")->required();
     c.merge->add_option("--db", a.db, "the history database that run: and label: refer to");
-    c.merge->add_option("--format", a.format, "stdout format: " + fmt::format("{}", fmt::join(report::format_names(report::Subject::Merge), ", ")))
-        ->capture_default_str();
+    add_format_option(*c.merge, a.format, report::Subject::Merge);
     add_export_options(*c.merge, a.exports, report::Subject::Merge);
     c.merge->allow_extras(false);
     return c;

@@ -44,8 +44,7 @@ ProfileCommands add_profile_commands(CLI::App& app, ProfileArgs& a) {
                         "average: use mean_t for that), max_t, min_t, mean_t");
     c.report->add_option("--json", a.json, "write the analysis as JSON to FILE (the old name of --export-json)");
     c.report->add_flag("--perf", a.perf_only, "print perf kvm stat's table only");
-    c.report->add_option("--format", a.format, fmt::format("stdout format: {} (default table)",
-                                                           fmt::join(report::format_names(report::Subject::Profile), ", ")));
+    add_format_option(*c.report, a.format, report::Subject::Profile);
     add_export_options(*c.report, a.exports, report::Subject::Profile);
     c.compare = c.profile->add_subcommand("compare", "per reason: change in count and latency, with a significance test");
     c.compare->add_option("traces", a.files, "OLD NEW: trace files or perf kvm stat report texts")->expected(2)->required();

@@ -135,11 +135,10 @@ void add_run_options(CLI::App& run, RunArgs& ra) {
     run.add_option("--pin", ra.pin, "host CPU per vCPU, e.g. 0,1 or 2-5, or 'auto'");
     run.add_option("--apic", ra.apic, "APIC mode: auto (x2APIC when offered, as KUT), xapic, x2apic");
     run.add_option("--json", ra.json, "write the full result as JSON to FILE (the old name of --export-json)");
-    run.add_option("--format", ra.format,
-                   fmt::format("stdout format: {} (default table). kut prints \"name cycles\" lines as vmexit.flat "
-                               "does, but the figure is the median over the repeats (the geometric mean of the "
-                               "session medians with --sessions > 1), where vmexit.flat prints its last measurement",
-                               fmt::join(report::format_names(report::Subject::Run), ", ")));
+    add_format_option(run, ra.format, report::Subject::Run,
+                      ". kut prints \"name cycles\" lines as vmexit.flat does, but the figure is the median over "
+                      "the repeats (the geometric mean of the session medians with --sessions > 1), where "
+                      "vmexit.flat prints its last measurement");
     run.add_option("--watchdog", ra.watchdog, "declare a guest hung after this long without progress (default 3s)");
     run.add_flag("--no-baseline", ra.no_baseline, "do not add the baseline test");
     run.add_flag("--no-trace-verify", ra.no_trace_verify,

@@ -28,6 +28,15 @@ std::vector<std::string> lines_of(const std::string& text) {
     return out;
 }
 
+// The run's grid minus its details column: markdown and text give details as notes.
+Grid run_grid_without_details(const suite::RunReport& r) {
+    Grid g = run_grid(r);
+    for (auto& row : g.rows) row.pop_back();
+    g.columns.pop_back();
+    g.numeric.pop_back();
+    return g;
+}
+
 // A GitHub comment: the heading as a paragraph, the table, the notes as a list.
 class Markdown : public Exporter {
     static std::string doc(const std::string& title, const std::vector<std::string>& head, const Grid& g,
@@ -42,10 +51,7 @@ class Markdown : public Exporter {
 
 public:
     std::string render(const suite::RunReport& r) const override {
-        Grid g = run_grid(r);
-        for (auto& row : g.rows) row.pop_back();  // details go below, as notes
-        g.columns.pop_back();
-        return doc("exitbench run", lines_of(run_header(r)), g, run_notes(r));
+        return doc("exitbench run", lines_of(run_header(r)), run_grid_without_details(r), run_notes(r));
     }
     std::string render(const Comparison& c) const override {
         return doc("exitbench compare", c.header, compare_grid(c), compare_notes(c));
@@ -69,10 +75,7 @@ class Text : public Exporter {
 
 public:
     std::string render(const suite::RunReport& r) const override {
-        Grid g = run_grid(r);
-        for (auto& row : g.rows) row.pop_back();
-        g.columns.pop_back();
-        return doc(lines_of(run_header(r)), g, run_notes(r));
+        return doc(lines_of(run_header(r)), run_grid_without_details(r), run_notes(r));
     }
     std::string render(const Comparison& c) const override {
         auto head = c.header;

@@ -198,6 +198,7 @@ void merge_page(Page& pg, const Merged& m) {
     pg.body += list(merge_lines(m)) + "<h2>Summary</h2>\n" + table(merge_grid(m));
     for (const auto& g : m.groups) {
         pg.body += "<h2>" + esc(group_title(g)) + "</h2>\n";
+        if (g.tests.empty()) continue;
         json tests = json::array();
         for (const auto& t : g.tests) {
             json hosts = json::array();
@@ -206,7 +207,6 @@ void merge_page(Page& pg, const Merged& m) {
                                  {"outlier", h.outlier}});
             tests.push_back({{"test", t.test}, {"hosts", hosts}});
         }
-        if (g.tests.empty()) continue;
         pg.canvas({{"kind", "strip"}, {"title", "each host against its group's median, per test"}, {"tests", tests}},
                   g.hosts.size() < 3 ? fmt::format("{} host(s): a dot per host and test; outliers take 3 hosts to judge", g.hosts.size())
                                      : fmt::format("{} hosts: a dot per host and test; red and named: an outlier", g.hosts.size()));

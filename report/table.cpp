@@ -39,10 +39,7 @@ std::string per_exit_section(const suite::RunReport& r) {
                            t.name, p[0] - off, p[1] - off, p[2] - off, p[3] - off, p[4] - off,
                            t.per_exit_cycles.size());
         if (t.name != "baseline") {
-            std::vector<double> net;
-            net.reserve(t.per_exit_cycles.size());
-            for (double x : t.per_exit_cycles) net.push_back(std::max(x - off, 1.0));
-            std::istringstream lines(stats::render_histogram(stats::histogram(net, 12, true), 40));
+            std::istringstream lines(stats::render_histogram(stats::histogram(net_per_exit(r, t), 12, true), 40));
             for (std::string line; std::getline(lines, line);) out += "      " + line + "\n";
         }
     }
