@@ -1,4 +1,7 @@
+#include <cmath>
+#include <cstdio>
 #include <gtest/gtest.h>
+#include <random>
 
 #include "report/merge.h"
 #include "sample_report.h"
@@ -58,4 +61,54 @@ TEST(Merge, FilesOfOneHostAreItsRunsNotMoreHosts) {
     for (const auto& h : cpuid.hosts) EXPECT_FALSE(h.outlier) << h.host;
     ASSERT_EQ(m.warnings.size(), 1u);
     EXPECT_NE(m.warnings[0].find("a has 2 files in one group"), std::string::npos) << m.warnings[0];
+}
+
+// The outlier flag on simulated fleets of 8 hosts, each giving 2 runs, with
+// the noise a fleet has: every run adds 1% (lognormal, between runs), and
+// hosts may truly differ from each other (between hosts). Measured: the
+// per-host false-positive rate, and the power for one host 10% slower.
+struct FleetSim {
+    std::mt19937_64 rng{11};
+    double host_spread;  // sigma of the hosts' own log costs
+    static constexpr int kHosts = 8;
+
+    std::vector<report::HostFigure> fleet(double slow) {
+        std::normal_distribution<double> between_hosts(0, host_spread), between_runs(0, 0.01);
+        std::vector<report::MergeInput> in;
+        for (int h = 0; h < kHosts; ++h) {
+            double own = std::exp(between_hosts(rng)) * (h == 0 ? slow : 1.0);
+            for (int run = 0; run < 2; ++run) in.push_back(host("h" + std::to_string(h), own * std::exp(between_runs(rng))));
+        }
+        return report::merge_runs(in).groups.at(0).tests.at(1).hosts;  // cpuid
+    }
+    // {false positives per host among equal hosts, share of fleets where the slow host is flagged}
+    std::pair<double, double> measure(int fleets) {
+        int false_flags = 0, caught = 0;
+        for (int f = 0; f < fleets; ++f) {
+            for (const auto& h : fleet(1.0)) false_flags += h.outlier;
+            caught += fleet(1.10)[0].outlier;
+        }
+        return {double(false_flags) / (fleets * kHosts), double(caught) / fleets};
+    }
+};
+
+// Identical hosts: only run-to-run noise, which the 2% floor must absorb.
+TEST(Merge, OutlierFlagOnIdenticalHostsIsRareAndATenPercentHostIsCaught) {
+    FleetSim sim{.host_spread = 0.0};
+    auto [fpr, power] = sim.measure(300);
+    std::printf("identical hosts: false positives %.4f per host, power %.3f for a host 10%% off\n", fpr, power);
+    EXPECT_LT(fpr, 0.005);
+    EXPECT_GT(power, 0.95);
+}
+
+// Hosts whose own costs truly spread by 1%: a 3-MAD rule flags 0.27% of
+// normal data in theory, but the MAD of 8 hosts is itself noisy. Measured
+// here: 2.0% of hosts (each at least 2% off its group median); the bound is
+// a regression guard for that figure, which the README states.
+TEST(Merge, OutlierFlagRateWhenHostsTrulyDifferByOnePercent) {
+    FleetSim sim{.host_spread = 0.01};
+    auto [fpr, power] = sim.measure(300);
+    std::printf("hosts 1%% apart: flagged %.4f per host, power %.3f for a host 10%% off\n", fpr, power);
+    EXPECT_LT(fpr, 0.04);
+    EXPECT_GT(power, 0.95);
 }
