@@ -1,4 +1,5 @@
 #include "cli/app.h"
+#include "cli/version.h"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -37,12 +38,6 @@
 #include "suite/registry.h"
 #include "suite/runner.h"
 
-#ifndef EB_VERSION
-#define EB_VERSION "dev"
-#endif
-#ifndef EB_GIT_DESCRIBE
-#define EB_GIT_DESCRIBE ""
-#endif
 
 namespace eb::cli {
 
@@ -192,8 +187,8 @@ struct Commands {
     ReportCommands report;
 
     Commands() {
-        app.set_version_flag("--version", std::string("exitbench ") + EB_VERSION +
-                                              (*EB_GIT_DESCRIBE ? std::string(" (git ") + EB_GIT_DESCRIBE + ")" : ""));
+        app.set_version_flag("--version", std::string("exitbench ") + version() +
+                                              (*git_describe() ? std::string(" (git ") + git_describe() + ")" : ""));
         app.require_subcommand(0, 1);
         app.allow_extras();  // so an unknown command gets our message, not CLI11's
         app.add_option("--device", device, "KVM device node")->capture_default_str();

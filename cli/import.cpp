@@ -1,4 +1,5 @@
 #include "cli/import.h"
+#include "cli/version.h"
 
 #include <cerrno>
 #include <cstring>
@@ -17,9 +18,6 @@
 #include "report/sanitize.h"
 #include "report/sha256.h"
 
-#ifndef EB_VERSION
-#define EB_VERSION "dev"
-#endif
 
 namespace eb::cli {
 
@@ -63,7 +61,7 @@ suite::RunReport imported_run(const std::string& path, const std::vector<std::st
     rep.provenance.hostname.clear();
     rep.provenance.boot_id.clear();
     rep.provenance.imported = imported;
-    rep.tool_version = EB_VERSION;
+    rep.tool_version = version();
     rep.host.cpu_model = "unknown (imported)";
     return rep;
 }

@@ -1,4 +1,5 @@
 #include "cli/run.h"
+#include "cli/version.h"
 #include "cli/progress.h"
 
 #include <algorithm>
@@ -35,12 +36,6 @@
 #include "vmm/image.h"
 #include "vmm/machine.h"
 
-#ifndef EB_VERSION
-#define EB_VERSION "dev"
-#endif
-#ifndef EB_GIT_DESCRIBE
-#define EB_GIT_DESCRIBE ""
-#endif
 
 namespace eb::cli {
 
@@ -101,7 +96,7 @@ suite::Provenance capture_provenance(const std::vector<std::string>& argv) {
     char host[256] = {};
     if (gethostname(host, sizeof host - 1) == 0) p.hostname = host;
     p.argv = argv;
-    p.git_describe = EB_GIT_DESCRIBE;
+    p.git_describe = git_describe();
     std::ifstream f("/proc/sys/kernel/random/boot_id");
     std::getline(f, p.boot_id);  // stays empty where /proc does not say
     return p;
@@ -210,6 +205,10 @@ RunPlan plan_run(const RunArgs& a) {
         s.pin = parse_cpu_list("--pin", a.pin);
         for (int c : s.pin) check_cpu("--pin", c);
     }
+    // The mode's name is checked here, before /dev/kvm is opened; whether the
+    // host offers x2APIC is known only once it is.
+    if (std::find(suite::kApicModes.begin(), suite::kApicModes.end(), a.apic) == suite::kApicModes.end())
+        throw UsageError(fmt::format("--apic must be one of {}, not '{}'", fmt::join(suite::kApicModes, ", "), a.apic));
     s.apic = a.apic;
     for (const auto& m : a.guest_msrs) s.guest_msrs.push_back(suite::parse_msr_knob(m));
     if (s.guest_msrs.size() > abi::kMaxKnobs)
@@ -254,7 +253,7 @@ suite::RunReport execute(const kvm::System& sys, const RunPlan& plan, const std:
         fmt::print(stderr, "exitbench: warning: {} vCPUs on {} host CPUs: overcommit skews the numbers\n",
                    s.smp, ctx.host_cpus);
     suite::RunReport rep;
-    rep.tool_version = EB_VERSION;
+    rep.tool_version = version();
     rep.provenance = capture_provenance(plan.argv);
     rep.settings = s;
     rep.host = vmm::probe_host(ctx.tsc_khz);

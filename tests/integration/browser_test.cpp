@@ -1,7 +1,7 @@
 // The HTML reports in a real browser: Debian's headless Chromium, network
 // off, a fresh profile. The page itself says what it drew (#eb-check); the
 // console must stay silent; a screenshot of each page is kept under the
-// build directory (EB_ARTIFACTS) for people to look at.
+// build directory (build/artifacts) for people to look at.
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +11,7 @@
 
 #include "cli_runner.h"
 #include "fleet.h"
+#include "tests/paths.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -42,7 +43,7 @@ std::string browse(const TempDir& dir, const std::string& page, const std::strin
     return slurp(dir.file("out"));
 }
 
-// What the page's own check wrote; the screenshot goes to EB_ARTIFACTS/NAME.png.
+// What the page's own check wrote; the screenshot goes to build/artifacts/NAME.png.
 json open_page(const TempDir& dir, const std::string& page, const std::string& name, int height) {
     std::string log;
     std::string dom = browse(dir, page, "--dump-dom", log);
@@ -57,8 +58,8 @@ json open_page(const TempDir& dir, const std::string& page, const std::string& n
     at += 19;
     std::string check = dom.substr(at, dom.find("</pre>", at) - at);
     EXPECT_FALSE(check.empty()) << "the page script did not run; Chromium said:\n" << log;
-    fs::create_directories(EB_ARTIFACTS);
-    std::string png = std::string(EB_ARTIFACTS) + "/" + name + ".png";
+    fs::create_directories(eb::test::artifacts_dir());
+    std::string png = eb::test::artifacts_dir() + "/" + name + ".png";
     fs::remove(png);
     browse(dir, page, "--screenshot=" + png + " --window-size=1200," + std::to_string(height), log);
     EXPECT_GT(fs::exists(png) ? fs::file_size(png) : 0, 10000u) << "no screenshot: " << log;
@@ -110,7 +111,7 @@ TEST(Browser, CompareReportDrawsForestPlotAndControl) {
 TEST(Browser, ProfileReportDrawsSharesAndLatencyHistograms) {
     REQUIRE_CHROMIUM();
     TempDir dir;
-    auto r = run_cli({"profile", "report", "-i", EB_FIXTURES "/profile/nested-svm-cpuid-msr-io.trace",
+    auto r = run_cli({"profile", "report", "-i", eb::test::fixtures_dir() + "/profile/nested-svm-cpuid-msr-io.trace",
                       "--export-html", dir.file("p.html"), "--export-json", dir.file("p.json")});
     ASSERT_EQ(r.rc, 0) << r.err;
     size_t plots = 1;  // the share of time

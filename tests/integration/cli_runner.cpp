@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
+#include "tests/paths.h"
 
 extern char** environ;
 
@@ -19,7 +20,7 @@ CliResult run_cli(const std::vector<std::string>& args, const CliOptions& opt) {
     int out[2], err[2];
     if (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) throw std::runtime_error("pipe");
     std::vector<std::string> argv = opt.wrap;
-    argv.push_back(EB_BINARY);
+    argv.push_back(eb::test::exitbench_binary());
     argv.insert(argv.end(), args.begin(), args.end());
     // Runs save to a history store by default: keep it in this test's scratch
     // directory, never the user's (a test's own env or --db wins).

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli_runner.h"
+#include "tests/paths.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -72,7 +73,7 @@ TEST(Export, ProfileReportWritesEveryFormat) {
     TempDir dir;
     CliOptions closed;
     closed.close_stdout = true;
-    auto r = run_cli(concat({"profile", "report", "-i", EB_FIXTURES "/profile/nested-svm-cpuid-msr-io.trace"},
+    auto r = run_cli(concat({"profile", "report", "-i", eb::test::fixtures_dir() + "/profile/nested-svm-cpuid-msr-io.trace"},
                             export_args(dir, "p")), closed);
     ASSERT_EQ(r.rc, 0) << r.err;
     auto rows = json::parse(slurp(dir.file("p.json")))["rows"].size();

@@ -8,10 +8,11 @@
 
 #include "cli_runner.h"
 #include "tests/temp_dir.h"
+#include "tests/paths.h"
 
 namespace {
 
-std::string perf(const std::string& name) { return std::string(EB_FIXTURES) + "/perf/" + name; }
+std::string perf(const std::string& name) { return eb::test::fixtures_dir() + "/perf/" + name; }
 
 } // namespace
 
@@ -34,7 +35,7 @@ TEST_F(ImportPerf, RealTablesAreReadAndWrittenAsJson) {
 }
 
 TEST_F(ImportPerf, ComparesAgainstAnExitbenchTraceOnMeansOnly) {
-    auto trace = std::string(EB_FIXTURES) + "/profile/nested-svm-cpuid-msr-io.trace";
+    auto trace = eb::test::fixtures_dir() + "/profile/nested-svm-cpuid-msr-io.trace";
     auto r = run_cli({"profile", "compare", perf("report-vmexit.txt"), trace});
     ASSERT_EQ(r.rc, 0) << r.err;
     EXPECT_NE(r.out.find("cpuid"), std::string::npos) << r.out;

@@ -8,12 +8,13 @@
 #include "cli_runner.h"
 #include "report/json.h"
 #include "tests/temp_dir.h"
+#include "tests/paths.h"
 
 using namespace eb;
 
 namespace {
 
-std::string fixture(const std::string& name) { return std::string(EB_FIXTURES) + "/kut/" + name; }
+std::string fixture(const std::string& name) { return eb::test::fixtures_dir() + "/kut/" + name; }
 
 bool one_line(const std::string& s) { return !s.empty() && s.find('\n') == s.size() - 1; }
 

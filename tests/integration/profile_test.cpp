@@ -10,6 +10,7 @@
 #include "cli_runner.h"
 #include "report/json.h"
 #include "tests/temp_dir.h"
+#include "tests/paths.h"
 
 namespace {
 uint64_t count_of(const std::string& report, const std::string& key) {
@@ -65,7 +66,7 @@ TEST_F(Profile, LiveBatchModeShowsTheRunningGuest) {
 TEST_F(Profile, RecordsACommandUntilItExits) {
     REQUIRE_KVM();
     auto trace = temp_path("cmd.trace");
-    auto r = run_cli({"profile", "record", "-o", trace, "--", EB_BINARY, "run", "rd_tsc_adjust_msr", "-n", "100",
+    auto r = run_cli({"profile", "record", "-o", trace, "--", eb::test::exitbench_binary(), "run", "rd_tsc_adjust_msr", "-n", "100",
                       "-r", "2", "--sessions", "1", "--no-baseline", "--no-save", "--no-trace-verify"});
     ASSERT_EQ(r.rc, 0) << r.err;
     EXPECT_NE(r.out.find("exit status 0"), std::string::npos) << r.out;

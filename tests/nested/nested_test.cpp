@@ -9,6 +9,7 @@
 #include "../integration/cli_runner.h"
 #include "report/json.h"
 #include "suite/registry.h"
+#include "tests/paths.h"
 
 using namespace eb;
 
@@ -24,8 +25,8 @@ protected:
     static void SetUpTestSuite() {
         CliOptions o;
         // Two L1 CPUs, so the IPI tests' two vCPUs are not overcommitted.
-        o.wrap = {"bash", EB_NESTED_SCRIPT, "--smp", "2", "--timeout", "480", "--add", EB_BINARY,
-                  "--add", EB_GUEST_SCRIPT, "--", "sh", EB_GUEST_SCRIPT};
+        o.wrap = {"bash", eb::test::nested_script(), "--smp", "2", "--timeout", "480", "--add", eb::test::exitbench_binary(),
+                  "--add", eb::test::guest_script(), "--", "sh", eb::test::guest_script()};
         o.timeout_s = 600;
         auto r = run_cli({}, o);
         harness_rc_ = r.rc;

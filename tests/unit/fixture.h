@@ -5,9 +5,10 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include "tests/paths.h"
 
 inline std::string read_fixture(const std::string& relative) {
-    std::ifstream f(std::string(EB_FIXTURES "/") + relative, std::ios::binary);
+    std::ifstream f(eb::test::fixtures_dir() + "/" + relative, std::ios::binary);
     EXPECT_TRUE(f) << "cannot open the fixture " << relative;
     std::stringstream s;
     s << f.rdbuf();

@@ -9,6 +9,7 @@
 
 #include "suite/kut_diff.h"
 #include "suite/registry.h"
+#include "tests/paths.h"
 
 using namespace eb;
 
@@ -64,7 +65,7 @@ TEST(KutDifferences, EachTestHasItsRowsOrIsListedAsTheSameInstructions) {
 }
 
 TEST(KutDifferences, ReadmeCarriesTheRenderedTable) {
-    std::ifstream f(EB_SOURCE_DIR "/README.md");
+    std::ifstream f(eb::test::source_dir() + "/README.md");
     ASSERT_TRUE(f) << "README.md not found";
     std::stringstream ss;
     ss << f.rdbuf();

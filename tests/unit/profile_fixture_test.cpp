@@ -4,11 +4,12 @@
 #include <gtest/gtest.h>
 
 #include "profile/analyze.h"
+#include "tests/paths.h"
 
 using namespace eb::profile;
 
 namespace {
-std::string fixture(const char* name) { return std::string(EB_FIXTURES "/profile/") + name; }
+std::string fixture(const char* name) { return eb::test::fixtures_dir() + "/profile/" + name; }
 const Row* row(const Report& r, const std::string& name) {
     for (const auto& x : r.rows)
         if (x.name == name) return &x;

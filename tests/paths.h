@@ -1,0 +1,17 @@
+// Where the tests find the binary under test, their fixtures and the source
+// tree. Defined in a file generated at configure time (build/tests/paths.cpp):
+// absolute paths differ between clones, and keeping them out of the test
+// files' compile flags lets the compiler cache reuse those objects.
+#pragma once
+#include <string>
+
+namespace eb::test {
+
+std::string exitbench_binary();  // $EB_BINARY if set (a sanitizer build's binary), else this build's
+std::string fixtures_dir();      // tests/fixtures
+std::string source_dir();        // the source tree's root
+std::string artifacts_dir();     // screenshots kept for people to look at: build/artifacts
+std::string nested_script();     // tests/nested/run-in-svm.sh
+std::string guest_script();      // tests/nested/in-guest.sh
+
+} // namespace eb::test
