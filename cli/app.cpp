@@ -20,6 +20,7 @@
 #include "cli/compare.h"
 #include "cli/completion.h"
 #include "cli/export.h"
+#include "cli/kselftest.h"
 #include "cli/merge.h"
 #include "cli/history.h"
 #include "cli/import.h"
@@ -31,6 +32,7 @@
 #include "profile/record.h"
 #include "vmm/boot.h"
 #include "report/exporter.h"
+#include "report/ktap.h"
 #include "report/file.h"
 #include "report/json.h"
 #include "suite/kut_diff.h"
@@ -162,7 +164,7 @@ int cmd_run(const std::string& device, const RunArgs& a) {
     // An interrupted run is partial: it would mislead a later comparison.
     if (!a.no_save && !rep.interrupted) save_run(a.db, rep, a.label, a.note);
     write_stdout(exporter->render(rep));
-    return rc;
+    return ktap_stdout(a.format) ? skip_if_all_skipped(rc, rep) : rc;
 }
 
 // A live compare saves each configuration's rounds as a run labelled LABEL/CONFIG.
@@ -252,6 +254,13 @@ struct Commands {
         run->add_option("--label", run_args.label, "file the saved run under this label, e.g. before-v2");
         run->add_option("--note", run_args.note, "a note saved with the run");
         finish_help(app);
+    }
+    // The --format of the command given ("" for one without).
+    std::string stdout_format() const {
+        if (*run) return run_args.format;
+        if (*compare) return compare_args.common.format;
+        if (*recipe_run) return recipe_args.common.format;
+        return "";
     }
 };
 
@@ -394,9 +403,18 @@ int main(int argc, char** argv) {
     std::signal(SIGPIPE, SIG_IGN);
     std::signal(SIGXFSZ, SIG_IGN);
     Commands c;
-    if (auto rc = parse(c, argc, argv)) return *rc;
+    if (auto rc = parse(c, argc, argv)) return ktap_stdout(c.stdout_format()) ? kselftest_status(*rc) : *rc;
     // Bad input exits 2 and a host that cannot run exitbench 3, each with one line.
-    return guarded([&] { return dispatch(c); });
+    if (!ktap_stdout(c.stdout_format())) return guarded([&] { return dispatch(c); });
+    return kselftest_status(guarded([&] {
+        try {
+            return dispatch(c);
+        } catch (const NoKvm& e) {  // as kselftest's KVM tests do without /dev/kvm
+            fmt::print(stderr, "exitbench: {}; skipping\n", e.what());
+            write_stdout(report::ktap_skip_all(e.what()));
+            return int(kKsftSkip);
+        }
+    }));
 }
 
 } // namespace eb::cli
