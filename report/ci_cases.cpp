@@ -69,9 +69,10 @@ CiReport ci_report(const Comparison& c) {
     for (const auto& t : c.report.tests) {
         CiGroup group{t.test, {}};
         for (const auto& k : t.configs) {
-            std::string reason = k.detail;
-            group.cases.push_back({k.label, outcome_of(k.status), k.status, reason,
-                                   figures(g, g.rows[row++], {"test", "config", "status"})});
+            auto figs = figures(g, g.rows[row++], {"test", "config", "status"});
+            if (k.unit_medians.empty())  // nothing measured: the grid's 0 is no figure
+                std::erase_if(figs, [](const auto& f) { return f.first == "geomean_cycles"; });
+            group.cases.push_back({k.label, outcome_of(k.status), k.status, k.detail, std::move(figs)});
         }
         out.groups.push_back(std::move(group));
     }

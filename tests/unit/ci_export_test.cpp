@@ -105,6 +105,8 @@ TEST(Ktap, CompareNestsTheConfigurationsAsSubtests) {
     EXPECT_NE(out.find("\nok 3 ipi # SKIP every configuration skipped\n"), std::string::npos) << out;
     EXPECT_NE(out.find("  not ok 1 a.json\n"), std::string::npos) << out;
     EXPECT_NE(out.find("\nnot ok 4 vmcall\n"), std::string::npos) << out;
+    // A configuration that measured nothing has no geometric mean (the grid's cell says 0).
+    EXPECT_NE(out.find("# ipi a.json: role=reference units=0 sessions=0\n"), std::string::npos) << out;
 }
 
 TEST(Ktap, HostileNamesStayOnTheirLineAndCannotStartADirective) {
