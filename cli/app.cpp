@@ -32,7 +32,6 @@
 #include "profile/record.h"
 #include "vmm/boot.h"
 #include "report/exporter.h"
-#include "report/ktap.h"
 #include "report/file.h"
 #include "report/json.h"
 #include "suite/kut_diff.h"
@@ -406,15 +405,7 @@ int main(int argc, char** argv) {
     if (auto rc = parse(c, argc, argv)) return ktap_stdout(c.stdout_format()) ? kselftest_status(*rc) : *rc;
     // Bad input exits 2 and a host that cannot run exitbench 3, each with one line.
     if (!ktap_stdout(c.stdout_format())) return guarded([&] { return dispatch(c); });
-    return kselftest_status(guarded([&] {
-        try {
-            return dispatch(c);
-        } catch (const NoKvm& e) {  // as kselftest's KVM tests do without /dev/kvm
-            fmt::print(stderr, "exitbench: {}; skipping\n", e.what());
-            write_stdout(report::ktap_skip_all(e.what()));
-            return int(kKsftSkip);
-        }
-    }));
+    return kselftest_status(guarded(skip_without_kvm([&] { return dispatch(c); })));
 }
 
 } // namespace eb::cli

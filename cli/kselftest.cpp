@@ -3,10 +3,26 @@
 #include <algorithm>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "cli/app.h"
+#include "cli/errors.h"
 #include "report/ci_cases.h"
+#include "report/ktap.h"
 
 namespace eb::cli {
+
+std::function<int()> skip_without_kvm(std::function<int()> command) {
+    return [command = std::move(command)] {
+        try {
+            return command();
+        } catch (const NoKvm& e) {  // as kselftest's KVM tests do without /dev/kvm
+            fmt::print(stderr, "exitbench: {}; skipping\n", e.what());
+            write_stdout(report::ktap_skip_all(e.what()));
+            return int(kKsftSkip);
+        }
+    };
+}
 
 int kselftest_status(int rc) {
     switch (rc) {

@@ -2,6 +2,7 @@
 // kselftest's exit status, so a kselftest runner (or kernel CI reading its
 // KTAP) can run it unchanged.
 #pragma once
+#include <functional>
 #include <string>
 
 #include "report/exporter.h"
@@ -21,6 +22,9 @@ inline constexpr const char* kKtapFormatHelp =
 
 inline bool ktap_stdout(const std::string& format) { return format == "ktap"; }
 
+// `command`, where KVM that cannot be used at all (NoKvm) is kselftest's skip:
+// "1..0 # SKIP reason" on stdout, the reason on stderr, kKsftSkip.
+std::function<int()> skip_without_kvm(std::function<int()> command);
 // exitbench's exit status as kselftest's.
 int kselftest_status(int rc);
 // kKsftSkip when every test (and configuration) was skipped, else `rc`.
