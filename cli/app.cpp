@@ -403,7 +403,8 @@ int main(int argc, char** argv) {
     std::signal(SIGXFSZ, SIG_IGN);
     Commands c;
     if (auto rc = parse(c, argc, argv)) return ktap_stdout(c.stdout_format()) ? kselftest_status(*rc) : *rc;
-    // Bad input exits 2 and a host that cannot run exitbench 3, each with one line.
+    // Bad input exits 2 and a host that cannot run exitbench 3, each with one line;
+    // with --format ktap, kselftest's codes instead (cli/kselftest.h).
     if (!ktap_stdout(c.stdout_format())) return guarded([&] { return dispatch(c); });
     return kselftest_status(guarded(skip_without_kvm([&] { return dispatch(c); })));
 }
