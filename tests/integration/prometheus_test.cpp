@@ -240,3 +240,33 @@ TEST(Fleet, CompareAndProfileMetricsReachPrometheus) {
         EXPECT_FALSE(events[0]["metric"].value(label, "").empty()) << label << " in " << events[0].dump();
     s.expect_no_parse_error();
 }
+
+// The README's kernel-update query, on a textfile whose kernel label changes
+// as a host's would after an update (hand-written series: what is tested is
+// the query). 6.2 costs 13% more than 6.1 and is flagged; 6.3 is cheaper.
+TEST(Fleet, ReadmeQueryFlagsAKernelUpdateThatCostMore) {
+    REQUIRE_DAEMONS();
+    TempDir dir;
+    std::string textfiles = dir.file("textfile");
+    ASSERT_EQ(mkdir(textfiles.c_str(), 0755), 0);
+    auto publish = [&](const char* kernel, double cycles) {  // atomically, as exitbench does
+        std::ofstream(textfiles + "/.next") << "# TYPE exitbench_exit_cycles summary\nexitbench_exit_cycles{kernel=\""
+                                            << kernel << "\",test=\"cpuid\",quantile=\"0.5\"} " << cycles << "\n";
+        ASSERT_EQ(rename((textfiles + "/.next").c_str(), (textfiles + "/exitbench.prom").c_str()), 0);
+    };
+    const std::string rose =
+        "exitbench_exit_cycles{test=\"cpuid\"} > on (instance) group_left 1.05 * max by (instance) "
+        "(max_over_time(exitbench_exit_cycles{test=\"cpuid\"}[30d]) unless on (instance, kernel) "
+        "exitbench_exit_cycles{test=\"cpuid\"})";
+    publish("6.1.0", 1234.5);
+    Scrape s(dir, textfiles);
+    ASSERT_FALSE(s.wait_for("exitbench_exit_cycles{kernel=\"6.1.0\"}").empty());
+    EXPECT_TRUE(s.query(rose).empty());
+    publish("6.2.0", 1400);
+    auto flagged = s.wait_for(rose);
+    ASSERT_EQ(flagged.size(), 1u) << flagged.dump();
+    EXPECT_EQ(flagged[0]["metric"]["kernel"], "6.2.0");
+    publish("6.3.0", 1000);
+    ASSERT_FALSE(s.wait_for("exitbench_exit_cycles{kernel=\"6.3.0\"}").empty());
+    EXPECT_TRUE(s.query(rose).empty()) << s.query(rose).dump();
+}
