@@ -21,6 +21,7 @@
 #include "cli/compare.h"
 #include "cli/completion.h"
 #include "cli/export.h"
+#include "cli/kselftest.h"
 #include "cli/merge.h"
 #include "cli/history.h"
 #include "cli/import.h"
@@ -157,7 +158,7 @@ int cmd_run(const std::string& device, const RunArgs& a) {
     // An interrupted run is partial: it would mislead a later comparison.
     if (!a.no_save && !rep.interrupted) save_run(a.db, rep, a.label, a.note);
     write_stdout(exporter->render(rep));
-    return rc;
+    return ktap_stdout(a.format) ? skip_if_all_skipped(rc, rep) : rc;
 }
 
 // A live compare saves each configuration's rounds as a run labelled LABEL/CONFIG.
@@ -247,6 +248,13 @@ struct Commands {
         run->add_option("--label", run_args.label, "file the saved run under this label, e.g. before-v2");
         run->add_option("--note", run_args.note, "a note saved with the run");
         finish_help(app);
+    }
+    // The --format of the command given ("" for one without).
+    std::string stdout_format() const {
+        if (*run) return run_args.format;
+        if (*compare) return compare_args.common.format;
+        if (*recipe_run) return recipe_args.common.format;
+        return "";
     }
 };
 
@@ -389,9 +397,11 @@ int main(int argc, char** argv) {
     std::signal(SIGPIPE, SIG_IGN);
     std::signal(SIGXFSZ, SIG_IGN);
     Commands c;
-    if (auto rc = parse(c, argc, argv)) return *rc;
-    // Bad input exits 2 and a host that cannot run exitbench 3, each with one line.
-    return guarded([&] { return dispatch(c); });
+    if (auto rc = parse(c, argc, argv)) return ktap_stdout(c.stdout_format()) ? kselftest_status(*rc) : *rc;
+    // Bad input exits 2 and a host that cannot run exitbench 3, each with one line;
+    // with --format ktap, kselftest's codes instead (cli/kselftest.h).
+    if (!ktap_stdout(c.stdout_format())) return guarded([&] { return dispatch(c); });
+    return kselftest_status(guarded(skip_without_kvm([&] { return dispatch(c); })));
 }
 
 } // namespace eb::cli

@@ -11,6 +11,7 @@
 #include "cli/compare_live.h"
 #include "cli/history.h"
 #include "cli/errors.h"
+#include "cli/kselftest.h"
 #include "env/host_env.h"
 #include "report/compare.h"
 #include "report/file.h"
@@ -299,7 +300,8 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
     if (!written) return kHost;
     if (interrupt.load()) return kInterrupted;
     if (fail_pct) return gate(result, *fail_pct);
-    return result.tests.empty() ? kTestFailed : kOk;
+    if (result.tests.empty()) return kTestFailed;
+    return ktap_stdout(a.common.format) ? skip_if_all_skipped(kOk, doc) : kOk;
 }
 
 } // namespace eb::cli

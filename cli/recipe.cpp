@@ -49,8 +49,11 @@ int cmd_recipe_run(const std::string& device, const std::string& name, const Com
     CompareArgs c = opts;
     c.common.tests = r->tests;
     for (const auto& cfg : r->configs) c.preset.emplace_back(cfg.label, cfg.args);
-    fmt::print("recipe {}: {}\n", r->name, r->question);
-    if (!r->seed.empty()) fmt::print("seed: {}\n", r->seed);
+    // Above a report for people; on stderr where stdout is for a parser (JSON, KTAP, JUnit, ...).
+    const auto& f = opts.common.format;
+    FILE* out = f == "table" || f == "text" || f == "markdown" ? stdout : stderr;
+    fmt::print(out, "recipe {}: {}\n", r->name, r->question);
+    if (!r->seed.empty()) fmt::print(out, "seed: {}\n", r->seed);
     std::cout << std::flush;
     return cmd_compare(device, c, interrupt);
 }

@@ -25,6 +25,7 @@
 #include "profile/record.h"
 #include "cli/profile_session.h"
 #include "cli/suggest.h"
+#include "cli/kselftest.h"
 #include "cli/trace_verify.h"
 #include "env/host_env.h"
 #include "guest/abi.h"
@@ -108,7 +109,7 @@ kvm::System open_kvm(const std::string& device) {
         vmm::check_host(sys);
         return sys;
     } catch (const std::exception& e) {
-        throw HostError(e.what());
+        throw NoKvm(e.what());
     }
 }
 
@@ -133,7 +134,7 @@ void add_run_options(CLI::App& run, RunArgs& ra) {
     add_format_option(run, ra.format, report::Subject::Run,
                       ". kut prints \"name cycles\" lines as vmexit.flat does, but the figure is the median over "
                       "the repeats (the geometric mean of the session medians with --sessions > 1), where "
-                      "vmexit.flat prints its last measurement");
+                      "vmexit.flat prints its last measurement" + std::string(kKtapFormatHelp));
     run.add_option("--watchdog", ra.watchdog, "declare a guest hung after this long without progress (default 3s)");
     run.add_flag("--no-baseline", ra.no_baseline, "do not add the baseline test");
     run.add_flag("--no-trace-verify", ra.no_trace_verify,

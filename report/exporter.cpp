@@ -43,6 +43,12 @@ const std::vector<Format>& formats() {
         {"html", "one self-contained offline page with plots", {kRun, kCmp, kProf, kMerge}, true, html_exporter},
         {"openmetrics", "Prometheus text exposition, for node_exporter's textfile collector",
          {kRun, kCmp, kProf, kMerge}, true, openmetrics_exporter},
+        {"ktap", "KTAP version 1 as kselftest prints it, for kernel CI: a result per test, figures as '# ' "
+                 "lines (a compare nests its configurations as subtests)",
+         {kRun, kCmp}, true, ktap_exporter},
+        {"junit", "JUnit XML for CI servers (GitLab, Jenkins): a testcase per test and configuration, figures as "
+                  "properties",
+         {kRun, kCmp}, true, junit_exporter},
     };
     return all;
 }

@@ -61,5 +61,7 @@ std::unique_ptr<Exporter> markdown_exporter();
 std::unique_ptr<Exporter> text_exporter();
 std::unique_ptr<Exporter> html_exporter();
 std::unique_ptr<Exporter> openmetrics_exporter();
+std::unique_ptr<Exporter> ktap_exporter();
+std::unique_ptr<Exporter> junit_exporter();
 
 } // namespace eb::report

@@ -60,8 +60,11 @@ void run_metrics(Metrics& m, const suite::RunReport& r) {
     Labels host{{"backend", vmm::backend_name(r.host.backend)}, {"cpu_model", r.host.cpu_model},
                 {"kernel", r.host.kernel_release}};
     m.family("exitbench_run_info", "gauge", "1, labelled with where and from which build the run came");
+    std::string microcode;  // for PromQL joins: the fleet's spread by CPU model and microcode
+    for (const auto& [k, v] : r.env)
+        if (k == "cpu.microcode") microcode = v;
     m.sample("exitbench_run_info", with(host, {{"hostname", r.provenance.hostname}, {"version", r.tool_version},
-                                               {"git", r.provenance.git_describe}}), 1);
+                                               {"git", r.provenance.git_describe}, {"microcode", microcode}}), 1);
     m.family("exitbench_run_timestamp_seconds", "gauge", "when the run started, Unix time");
     m.sample("exitbench_run_timestamp_seconds", host, epoch_seconds(r.provenance.timestamp_utc));
     m.family("exitbench_exit_cycles", "summary", "TSC cycles per iteration: the median of the repeats (one "

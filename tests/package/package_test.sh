@@ -12,7 +12,8 @@ fail() { echo "package_test: FAIL: $*" >&2; exit 1; }
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
 for f in bin/exitbench share/man/man1/exitbench.1.gz share/man/man1/exitbench-run.1.gz \
          share/man/man1/exitbench-profile-record.1.gz share/bash-completion/completions/exitbench \
-         share/zsh/vendor-completions/_exitbench share/doc/exitbench/README.md share/doc/exitbench/copyright; do
+         share/zsh/vendor-completions/_exitbench share/doc/exitbench/README.md share/doc/exitbench/copyright \
+         lib/systemd/system/exitbench-fleet.service lib/systemd/system/exitbench-fleet.timer; do
     [ -s "$tmp/prefix/$f" ] || fail "cmake --install did not install $f"
 done
 echo "cmake --install: $(cd "$tmp/prefix" && find . -type f | wc -l) files"
@@ -25,6 +26,12 @@ for lib in libfmt libtracefs libtraceevent libsqlite3 libssl libstdc++; do
 done
 contents=$(dpkg-deb -c "$deb")  # into a variable: grep -q on a pipe would SIGPIPE it under pipefail
 grep -q './usr/share/doc/exitbench/copyright' <<<"$contents" || fail "the .deb carries no copyright file"
+for unit in exitbench-fleet.service exitbench-fleet.timer; do
+    grep -q "./usr/lib/systemd/system/$unit" <<<"$contents" || fail "the .deb carries no $unit"
+done
+# Disabled by default: nothing in the package enables (or starts) the timer.
+dpkg-deb -e "$deb" "$tmp/control"
+! grep -rqs 'systemctl\|deb-systemd' "$tmp/control" || fail "a maintainer script enables or starts a unit"
 echo "$(basename "$deb"): Depends: $depends"
 
 dpkg -x "$deb" "$tmp/root"
