@@ -46,6 +46,12 @@ double t_quantile(double p, double df) {
     return boost::math::quantile(boost::math::students_t(df), p);
 }
 
+double t_upper(double t, double df) {
+    if (!(df > 0)) throw std::invalid_argument("t tail: df <= 0");
+    if (std::isinf(t)) return t > 0 ? 0 : 1;
+    return boost::math::cdf(boost::math::complement(boost::math::students_t(df), t));
+}
+
 double t_two_sided(double t, double df) {
     if (!(df > 0)) throw std::invalid_argument("t tail: df <= 0");
     if (std::isinf(t)) return 0;
@@ -114,12 +120,12 @@ double detectable_difference(const TTest& t, double alpha, double power) {
 }
 
 VarianceComponents variance_components(const std::vector<std::vector<double>>& groups) {
-    double ss_within = 0, df_within = 0, n_values = 0;
+    double ss_within = 0, df_within = 0, inverse_sizes = 0;
     std::vector<double> means;
     for (const auto& g : groups) {
         if (g.empty()) continue;
         means.push_back(mean(g));
-        n_values += double(g.size());
+        inverse_sizes += 1 / double(g.size());
         if (g.size() >= 2) {
             ss_within += sample_var(g) * double(g.size() - 1);
             df_within += double(g.size() - 1);
@@ -128,8 +134,9 @@ VarianceComponents variance_components(const std::vector<std::vector<double>>& g
     VarianceComponents c{kNaN, kNaN};
     if (df_within > 0) c.within_sd = std::sqrt(ss_within / df_within);
     if (means.size() >= 2) {
-        double per_group = n_values / double(means.size());  // average group size
-        double within_share = df_within > 0 ? ss_within / df_within / per_group : 0;
+        // A group mean of n values carries within^2 / n: with unequal sizes
+        // the spread of the means holds within^2 times the mean of 1/n.
+        double within_share = df_within > 0 ? ss_within / df_within * inverse_sizes / double(means.size()) : 0;
         c.between_sd = std::sqrt(std::max(0.0, sample_var(means) - within_share));
     }
     return c;
