@@ -4,7 +4,6 @@
 #include <cmath>
 #include <limits>
 
-#include "stats/summary.h"
 
 namespace eb::stats {
 
@@ -29,33 +28,44 @@ struct Mean {
 // `var` holds the variances of the levels estimated so far (a level that
 // could not be estimated counts 0 there: the level above absorbs it). Pools
 // level `target` into `pool`.
+// Sums over a node's groups, shifted by the first mean so that squaring
+// small differences of logs near 7 loses nothing.
+struct Sums {
+    size_t k = 0;
+    double ref = 0, sum = 0, sq = 0, below = 0;
+    void add(double m, double b) {
+        if (k == 0) ref = m;
+        ++k;
+        sum += m - ref;
+        sq += (m - ref) * (m - ref);
+        below += b;
+    }
+};
+
 Mean walk(const Nest& n, const std::vector<double>& var, size_t target, Pool& pool) {
     Mean out;
-    std::vector<double> means, belows;
+    Sums g;
     if (n.children.empty()) {
         out.height = 1;
-        means = n.values;
-        belows.assign(means.size(), 0);
+        for (double v : n.values) g.add(v, 0);
     } else {
         for (const auto& c : n.children) {
             auto m = walk(c, var, target, pool);
             out.height = std::max(out.height, m.height + 1);
-            if (std::isnan(m.mean)) continue;
-            means.push_back(m.mean);
-            belows.push_back(m.below);
+            if (!std::isnan(m.mean)) g.add(m.mean, m.below);
         }
     }
-    if (means.empty()) return out;
-    size_t k = means.size(), level = out.height - 1;
-    out.mean = mean(means);
-    double below = mean(belows);
-    if (level == target && k >= 2) {
-        for (double m : means) pool.ss += (m - out.mean) * (m - out.mean);
-        pool.df += double(k - 1);
-        pool.below += double(k - 1) * below;
+    if (g.k == 0) return out;
+    double k = double(g.k), level = double(out.height - 1);
+    out.mean = g.ref + g.sum / k;
+    double below = g.below / k;
+    if (size_t(level) == target && g.k >= 2) {
+        pool.ss += g.sq - g.sum * g.sum / k;
+        pool.df += k - 1;
+        pool.below += (k - 1) * below;
     }
     // Var(mean of k groups) = (level's variance + mean share below) / k.
-    out.below = level < var.size() ? (var[level] + below) / double(k) : kNaN;
+    out.below = size_t(level) < var.size() ? (var[size_t(level)] + below) / k : kNaN;
     return out;
 }
 

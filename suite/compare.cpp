@@ -95,6 +95,7 @@ Effect effect_saved(const SideData& a, const SideData& b, const SideSummary& sa,
     }
     auto t = stats::welch(ya, yb, alpha);
     if (!zero_spread(e, t, u)) fill(e, t);
+    e.detect_df = double(std::min(ya.size(), yb.size()) - 1);
     return e;
 }
 
@@ -123,6 +124,7 @@ Effect effect_rounds(const SideData& a, const SideData& b, const SideSummary& sa
     }
     auto t = stats::one_sample_t(d, alpha);
     if (!zero_spread(e, t, Unit::Round)) fill(e, t);
+    e.detect_df = t.df;
     return e;
 }
 
@@ -147,7 +149,7 @@ void adjust(ComparisonReport& out) {
             stats::TTest t;
             t.estimate = e.log_estimate;
             t.se = e.se;
-            t.df = e.df;
+            t.df = e.detect_df;
             e.detectable = std::exp(stats::detectable_difference(t, out.alpha / double(set.size()))) - 1;
         }
     };

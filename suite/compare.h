@@ -63,6 +63,10 @@ struct Effect {
     double df = 0;
     double log_estimate = kNaN, se = kNaN;   // the t test's, on logs (the gate tests against PCT with them)
     double detectable = std::numeric_limits<double>::infinity();  // relative, at 80% power in this family
+    // The df the detectable difference is worked out on: Welch's conservative
+    // min(n_a, n_b) - 1 (the Satterthwaite df overstates the power when the
+    // sides' spreads differ), n - 1 for paired rounds.
+    double detect_df = 0;
     size_t units_a = 0, units_b = 0;
     std::string method;                      // the test that was applied
     std::string why;                         // NotTestable: the reason

@@ -80,12 +80,16 @@ Collected collect(const std::vector<std::vector<RunReport>>& sides) {
         for (const auto& rep : side)
             for (const auto& t : rep.results)
                 if (std::find(c.order.begin(), c.order.end(), t.name) == c.order.end()) c.order.push_back(t.name);
-    for (const auto& name : c.order) {
+    for (size_t i = 0; i < c.order.size(); ++i) {
+        const auto& name = c.order[i];
         auto& v = c.by_test.emplace_back(sides.size());
         for (size_t k = 0; k < sides.size(); ++k)
             for (const auto& rep : sides[k]) {
-                auto it = std::find_if(rep.results.begin(), rep.results.end(),
-                                       [&](const auto& t) { return t.name == name; });
+                // Runs of one suite list their tests in one order: look there first.
+                auto it = i < rep.results.size() && rep.results[i].name == name
+                              ? rep.results.begin() + std::ptrdiff_t(i)
+                              : std::find_if(rep.results.begin(), rep.results.end(),
+                                             [&](const auto& t) { return t.name == name; });
                 add(v[k], it == rep.results.end() ? nullptr : &*it, rep);
             }
     }

@@ -59,7 +59,8 @@ TEST_F(Import, ComparesWithAnExitbenchRunAndSaysNotTestableOnOneSample) {
     EXPECT_NE(cmp.out.find("not testable"), std::string::npos) << cmp.out;
     EXPECT_EQ(cmp.out.find("hosts differ"), std::string::npos) << cmp.out;  // an unknown host is not a different one
     auto gate = run_cli({"compare", "run:1", "run:2", "--db", db, "--fail-if-slower", "5"});
-    EXPECT_EQ(gate.rc, 2) << gate.out;  // no evidence: a gate must not pass
+    EXPECT_EQ(gate.rc, 4) << gate.out;  // no evidence: a gate must not pass
+    EXPECT_NE(cmp.out.find("descriptive only"), std::string::npos) << cmp.out;
 }
 
 TEST_F(Import, BadFilesGetOneLineExitTwoAndSaveNothing) {
