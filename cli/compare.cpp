@@ -59,7 +59,9 @@ void add_compare_options(CLI::App& cmd, CompareArgs& a) {
     cmd.add_option("--config", a.configs, "LABEL=OPTIONS, repeatable, for more than two configurations");
     cmd.add_option("--rounds", a.rounds, "interleaved rounds; each runs every configuration once in a fresh VM "
                                          "(default 8; with --time-budget, until precise)");
-    cmd.add_option("--time-budget", a.time_budget, "stop once the differences are precise enough, or after this long");
+    cmd.add_option("--time-budget", a.time_budget, "two-stage: a 5-round pilot fixes how many rounds reach "
+                                                   "--precision (at most --rounds, default 1000); stop there or "
+                                                   "after this long, never on the data seen after the pilot");
     cmd.add_option("--precision", a.precision, "with --time-budget: target half-width of the 95% CI of each ratio, in % (default 1)");
     cmd.add_option("--fail-if-slower", a.fail_if_slower,
                    "gate: exit 1 when a test (the baseline apart) is slower after Holm's correction over every test "

@@ -46,7 +46,7 @@ ProfileCommands add_profile_commands(CLI::App& app, ProfileArgs& a) {
     c.report->add_flag("--perf", a.perf_only, "print perf kvm stat's table only");
     add_format_option(*c.report, a.format, report::Subject::Profile);
     add_export_options(*c.report, a.exports, report::Subject::Profile);
-    c.compare = c.profile->add_subcommand("compare", "per reason: change in count and latency, with a significance test");
+    c.compare = c.profile->add_subcommand("compare", "per reason: change in count and in mean, p50 and p99 latency; descriptive (one trace a side is one VM a side: not testable)");
     c.compare->add_option("traces", a.files, "OLD NEW: trace files or perf kvm stat report texts")->expected(2)->required();
     c.compare->add_option("--event", a.event, "vmexit (default), mmio, ioport or msr");
     c.live = c.profile->add_subcommand("live", "a refreshing view: counts, rates and latency per reason");

@@ -84,7 +84,7 @@ Effect effect_saved(const SideData& a, const SideData& b, const SideSummary& sa,
             return e;
         }
     e.ratio = std::exp(stats::mean(yb) - stats::mean(ya));
-    if (sa.imported || sb.imported) {
+    if (sa.imported != sb.imported) {  // imported against imported is like against like
         e.why = fmt::format("descriptive only: '{}' holds an imported kvm-unit-tests figure (one batch mean of "
                             "another harness), not units of this one", sa.imported ? sa.label : sb.label);
         return e;

@@ -56,8 +56,8 @@ void review(ComparisonReport& out) {
                 batch.push_back(fmt::format("{} ({}: {}; {}: {})", t.test, out.labels[0],
                                             fmt::join(t.configs[0].batch_sizes, "/"), out.labels[k],
                                             fmt::join(t.configs[k].batch_sizes, "/")));
-            if (e.verdict == Verdict::NotTestable && e.units_a > 0 && e.units_b > 0 && !t.configs[0].imported &&
-                !t.configs[k].imported && (e.units_a < 2 || e.units_b < 2))
+            if (e.verdict == Verdict::NotTestable && e.units_a > 0 && e.units_b > 0 &&
+                t.configs[0].imported == t.configs[k].imported && (e.units_a < 2 || e.units_b < 2))
                 add_once(one_unit, t.test);
             baseline_warning(out, t, k);
         }

@@ -16,6 +16,7 @@
 #include "stats/summary.h"
 #include "suite/compare.h"
 #include "suite/gate.h"
+#include "suite/stop_rule.h"
 
 namespace {
 
@@ -228,6 +229,62 @@ TEST(SimulatedGate, ATrueSlowdownOfExactlyPctRarelyFails) {
     // And a slowdown well beyond PCT is caught.
     Rates big = measure(d, std::log(1.06), false, 100);
     EXPECT_GE(big.gate_fails, 0.8) << "Monte Carlo SE " << mc_se(0.8);
+}
+
+// --time-budget's stop rule as implemented: a 5-round pilot through
+// compare_rounds, planned_rounds() fixes the number, that many fresh rounds
+// run, and compare_rounds gives the verdict on them. Next to it, the rule it replaced (stop
+// at the first round, from the 5th, whose interval is within the target):
+// printed, to show what stopping on the data costs.
+TEST(SimulatedStopRule, TheTwoStageDesignKeepsItsCoverage) {
+    Design d;
+    d.name = "interleaved, --precision 1, drift 5x";
+    d.rounds = 1;
+    d.run_sd = 0.025;
+    const double precision = 0.01;
+    const uint64_t cap = 60;
+    std::mt19937_64 rng(2024);
+    std::normal_distribution<double> z(0, 1);
+    double positives = 0, covered = 0, rounds = 0, old_positives = 0, old_covered = 0;
+    auto new_round = [&](std::vector<std::vector<RunReport>>& sides) {
+        Sides one(d);
+        double drift = d.run_sd * z(rng);
+        for (int k = 0; k < 2; ++k) {
+            fill(rng, d, one.runs[size_t(k)][0], drift, k, 0, false);
+            sides[size_t(k)].push_back(std::move(one.runs[size_t(k)][0]));
+        }
+    };
+    auto tally = [](const Effect& e, double& pos, double& cov) {
+        pos += e.verdict == Verdict::Faster || e.verdict == Verdict::Slower;
+        cov += e.ratio_ci.lo <= 1 && 1 <= e.ratio_ci.hi;
+    };
+    for (int i = 0; i < kTrials; ++i) {
+        std::vector<std::vector<RunReport>> pilot(2), sides(2);
+        for (uint64_t r = 0; r < kPilotRounds; ++r) new_round(pilot);
+        auto total = planned_rounds(compare_rounds({"A", "B"}, pilot), precision, cap);
+        while (sides[0].size() < total) new_round(sides);  // the pilot is set aside, as compare does
+        rounds += double(total);
+        tally(compare_rounds({"A", "B"}, sides).tests[0].vs_first[0], positives, covered);
+        // The old rule on fresh data: stop once the observed half-width is within the target.
+        std::vector<std::vector<RunReport>> old(2);
+        for (uint64_t r = 0; r < cap; ++r) {
+            new_round(old);
+            if (r + 1 < kPilotRounds) continue;
+            auto e = compare_rounds({"A", "B"}, old).tests[0].vs_first[0];
+            if (e.verdict != Verdict::NotTestable && (e.ratio_ci.hi - e.ratio_ci.lo) / 2 / e.ratio <= precision) break;
+        }
+        tally(compare_rounds({"A", "B"}, old).tests[0].vs_first[0], old_positives, old_covered);
+    }
+    double n = kTrials, se05 = mc_se(0.05), se95 = mc_se(0.95);
+    fmt::print("| {:<52} | {:>7.2f}% +-{:.2f} | {:>17} | {:>10} | {:>5} | {:>12.1f}% / -    |\n",
+               "two-stage stop rule, --precision 1, drift 5x", positives / n * 100, mc_se(positives / n) * 100, "-",
+               fmt::format("{:.1f} rounds", rounds / n), "-", covered / n * 100);
+    fmt::print("| {:<52} | {:>7.2f}% +-{:.2f} | {:>17} | {:>10} | {:>5} | {:>12.1f}% / -    |\n",
+               "(replaced: stop when the interval looks narrow)", old_positives / n * 100,
+               mc_se(old_positives / n) * 100, "-", "-", "-", old_covered / n * 100);
+    EXPECT_LE(positives / n, 0.05 + 3 * se05) << "false verdicts; Monte Carlo SE " << se05;
+    EXPECT_GE(covered / n, 0.93 - 3 * se95) << "coverage; Monte Carlo SE " << se95;
+    EXPECT_LE(covered / n, 0.97 + 3 * se95) << "coverage; Monte Carlo SE " << se95;
 }
 
 } // namespace
