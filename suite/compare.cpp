@@ -50,13 +50,15 @@ void fill(Effect& e, const stats::TTest& t) {
 }
 
 // One unit a side at the level that differs: the observed shift, next to the
-// spread that one run does show (its sessions), which says nothing of drift
-// between runs.
+// spread one unit does show (the runs inside a boot, else the sessions inside
+// a run), which says nothing of drift between units of this level.
 std::string one_unit_why(const Effect& e, const SideSummary& sa, const SideSummary& sb, Unit u) {
-    double inside = std::max(std::isnan(sa.between_session_sd) ? 0 : sa.between_session_sd,
-                             std::isnan(sb.between_session_sd) ? 0 : sb.between_session_sd);
-    std::string spread = inside > 0 ? fmt::format("; the sessions inside one run spread {:.2f}%, which does not "
-                                                  "measure drift between {}s", inside * 100, unit_name(u))
+    auto widest = [](double x, double y) { return std::max(std::isnan(x) ? 0 : x, std::isnan(y) ? 0 : y); };
+    double runs = u == Unit::Boot ? widest(sa.between_run_sd, sb.between_run_sd) : 0;
+    double inside = runs > 0 ? runs : widest(sa.between_session_sd, sb.between_session_sd);
+    std::string spread = inside > 0 ? fmt::format("; the {} inside one {} spread {:.2f}%, which does not measure "
+                                                  "drift between {}s", runs > 0 ? "runs" : "sessions",
+                                                  runs > 0 ? "boot" : "run", inside * 100, unit_name(u))
                                     : "";
     return fmt::format("not testable at the {0} level ({1} vs {2} {0}{3}): observed {4}{5}", unit_name(u), e.units_a,
                        e.units_b, e.units_a + e.units_b == 2 ? "" : "s", pct(e.ratio), spread);

@@ -57,7 +57,8 @@ void review(ComparisonReport& out) {
                                             fmt::join(t.configs[0].batch_sizes, "/"), out.labels[k],
                                             fmt::join(t.configs[k].batch_sizes, "/")));
             if (e.verdict == Verdict::NotTestable && e.units_a > 0 && e.units_b > 0 &&
-                t.configs[0].imported == t.configs[k].imported && (e.units_a < 2 || e.units_b < 2))
+                t.configs[0].imported == t.configs[k].imported && (e.units_a < 2 || e.units_b < 2) &&
+                t.test != "baseline")  // run adds the baseline itself
                 add_once(one_unit, t.test);
             baseline_warning(out, t, k);
         }
