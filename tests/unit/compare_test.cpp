@@ -9,6 +9,7 @@
 #include "report/compare.h"
 #include "suite/compare.h"
 #include "suite/gate.h"
+#include "suite/stop_rule.h"
 
 namespace {
 
@@ -314,6 +315,22 @@ TEST(CompareRounds, OneRoundIsNotTestable) {
     auto c = compare_rounds({"A", "B"}, {{run_of("cpuid", {100})}, {run_of("cpuid", {101})}});
     EXPECT_EQ(c.tests[0].vs_first[0].verdict, Verdict::NotTestable);
     EXPECT_TRUE(has(c.advice, "more rounds"));
+}
+
+// Stein's two-stage number from a pilot whose per-round log ratios have SD
+// sqrt(2.5e-4): n = (t_{0.975,4} * s0 / log 1.01)^2 = 19.46, so 20 rounds.
+TEST(StopRule, ThePilotFixesTheRounds) {
+    std::vector<std::vector<RunReport>> pilot(2);
+    for (double d : {0.01, -0.01, 0.02, -0.02, 0.0}) {
+        pilot[0].push_back(run_of("cpuid", {100}));
+        pilot[1].push_back(run_of("cpuid", {100 * std::exp(d)}));
+    }
+    auto c = compare_rounds({"A", "B"}, pilot);
+    EXPECT_EQ(planned_rounds(c, 0.01, 1000), 20u);
+    EXPECT_EQ(planned_rounds(c, 0.01, 12), 12u);        // at most --rounds
+    EXPECT_EQ(planned_rounds(c, 0.5, 1000), kPilotRounds);  // never fewer than the pilot's
+    c.tests[0].vs_first[0].verdict = Verdict::NotTestable;
+    EXPECT_EQ(planned_rounds(c, 0.01, 77), 77u);        // no spread to plan with: the cap
 }
 
 TEST(RoundOrder, TwoConfigurationsAlternate) {
