@@ -80,6 +80,16 @@ Schedule schedule(const CompareArgs& a) {
     return s;
 }
 
+// Two stages: the pilot fixes the number of rounds and is then set aside, so
+// the rounds analysed are independent of the choice. Returns what it fixed.
+std::string after_pilot(Schedule& sched, const std::vector<std::string>& labels,
+                        std::vector<std::vector<suite::RunReport>>& rounds, double alpha) {
+    sched.rounds = suite::planned_rounds(suite::compare_rounds(labels, rounds, alpha), sched.precision, sched.rounds);
+    for (auto& r : rounds) r.clear();
+    return fmt::format("two-stage: a {}-round pilot (not analysed) fixed {} rounds for +-{:g}%", suite::kPilotRounds,
+                       sched.rounds, sched.precision * 100);
+}
+
 } // namespace
 
 suite::ComparisonReport run_live(const std::string& device, const CompareArgs& a, double alpha,
@@ -119,13 +129,7 @@ suite::ComparisonReport run_live(const std::string& device, const CompareArgs& a
                        done < sched.rounds ? ", about " + Progress::duration_text(left) + " left" : "");
         }
         if (sched.budget_s > 0 && done == suite::kPilotRounds && plan.empty()) {
-            // Two stages: the pilot fixes the number of rounds and is then set
-            // aside, so the rounds analysed are independent of the choice.
-            sched.rounds = suite::planned_rounds(suite::compare_rounds(labels, rounds, alpha), sched.precision,
-                                                 sched.rounds);
-            plan = fmt::format("two-stage: a {}-round pilot (not analysed) fixed {} rounds for +-{:g}%",
-                               suite::kPilotRounds, sched.rounds, sched.precision * 100);
-            for (auto& r : rounds) r.clear();
+            plan = after_pilot(sched, labels, rounds, alpha);
             done = 0;
             continue;
         }
