@@ -18,6 +18,18 @@ namespace {
 
 std::string us(double ns) { return fmt::format("{:.2f}us", ns / 1000); }
 
+std::string pct(double ratio) { return fmt::format("{:+.1f}%", (ratio - 1) * 100); }
+
+// A timed row's verdict: the test across traces, or why there is none.
+std::string timed_verdict(const ReasonChange& c) {
+    if (c.tested)
+        return fmt::format("{} (mean {} [{}, {}], p {:.3g}, Holm p {:.3g}; {} vs {} traces)", c.verdict,
+                           pct(c.ratio), pct(c.ci_lo), pct(c.ci_hi), c.p, c.p_holm, c.old_traces, c.new_traces);
+    if (c.old_traces <= 1 && c.new_traces <= 1) return "not testable (one trace a side)";
+    if (c.old_traces >= 2 && c.new_traces >= 2) return "not testable (the traces agree exactly)";
+    return fmt::format("not testable ({} vs {} traces)", c.old_traces, c.new_traces);
+}
+
 } // namespace
 
 std::vector<ReasonChange> compare(const Report& old_rep, const Report& new_rep) {
@@ -85,7 +97,7 @@ std::string render_compare(const std::vector<ReasonChange>& changes, Mode mode) 
             avg = fmt::format("{} -> {}", us(c.old_mean_ns), us(c.new_mean_ns));
             p50 = fmt::format("{} -> {}", us(c.old_p50_ns), us(c.new_p50_ns));
             shift = fmt::format("{}/{}/{}", rel(c.mean_rel), rel(c.p50_rel), rel(c.p99_rel));
-            verdict = "not testable (one trace a side)";
+            verdict = timed_verdict(c);
         } else if (c.summary_only) {
             avg = fmt::format("{} -> {}", us(c.old_mean_ns), us(c.new_mean_ns));
             verdict = "means only (an imported summary has no durations)";
@@ -98,9 +110,13 @@ std::string render_compare(const std::vector<ReasonChange>& changes, Mode mode) 
         }
         out += fmt::format("{:>40} {:>23} {:>22} {:>22} {:>24}  {}\n", c.name, counts, avg, p50, shift, verdict);
     }
+    if (std::any_of(changes.begin(), changes.end(), [](const ReasonChange& c) { return c.tested; }))
+        return out + "\nEach trace is one VM and one unit: a key's trace means are tested with Welch's t on their "
+                     "logs, Holm-adjusted over the keys tested. Several traces a side: means and percentiles are "
+                     "averages over the traces.\n";
     out += "\nOne trace a side is one VM a side: its exits share that VM, so they are not independent units and "
            "the shifts above are descriptive, not a test. To test a change, compare runs (exitbench compare), "
-           "whose units are runs.\n";
+           "whose units are runs, or give several traces a side (profile compare OLD1 OLD2 --vs NEW1 NEW2).\n";
     return out;
 }
 
