@@ -221,8 +221,10 @@ struct Commands {
 
         profile = add_profile_commands(app, profile_args);
 
-        compare = app.add_subcommand("compare", "A/B: configurations in interleaved rounds (--a/--b), or saved "
-                                                "results (A.json B.json, or A1.json ... --vs B1.json ...)");
+        compare = app.add_subcommand("compare", "A/B: configurations in interleaved rounds (--a/--b; the round is "
+                                                "the unit), or saved runs (A1.json ... --vs B1.json ...; the run, or "
+                                                "the boot when the sides' boots differ, is the unit: one a side is "
+                                                "not testable)");
         add_compare_options(*compare, compare_args);
         add_export_options(*compare, compare_args.common.exports, report::Subject::Compare);
         compare->add_option("--db", compare_args.db, "the history database: what label:/run: refer to, and where "

@@ -1,11 +1,13 @@
 #include "cli/compare.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
 #include <iostream>
 #include <set>
+#include <tuple>
 
 #include "cli/app.h"
 #include "cli/compare_live.h"
@@ -17,7 +19,9 @@
 #include "report/file.h"
 #include "report/json.h"
 #include "report/sanitize.h"
+#include "report/sha256.h"
 #include "suite/compare.h"
+#include "suite/gate.h"
 
 namespace eb::cli {
 
@@ -56,10 +60,15 @@ void add_compare_options(CLI::App& cmd, CompareArgs& a) {
     cmd.add_option("--config", a.configs, "LABEL=OPTIONS, repeatable, for more than two configurations");
     cmd.add_option("--rounds", a.rounds, "interleaved rounds; each runs every configuration once in a fresh VM "
                                          "(default 8; with --time-budget, until precise)");
-    cmd.add_option("--time-budget", a.time_budget, "stop once the differences are precise enough, or after this long");
+    cmd.add_option("--time-budget", a.time_budget, "two-stage: a 5-round pilot fixes how many rounds reach "
+                                                   "--precision (at most --rounds, default 1000); stop there or "
+                                                   "after this long, never on the data seen after the pilot");
     cmd.add_option("--precision", a.precision, "with --time-budget: target half-width of the 95% CI of each ratio, in % (default 1)");
     cmd.add_option("--fail-if-slower", a.fail_if_slower,
-                   "exit 1 if a test got significantly slower by more than PCT %; exit 2 if one is not testable");
+                   "gate: exit 1 when a test (the baseline apart) is slower after Holm's correction over every test "
+                   "compared AND its slowdown is shown to exceed PCT % (Holm-corrected one-sided test at alpha/2; for "
+                   "one test: the interval's lower end is above +PCT %); else exit 4 when a test is not testable; "
+                   "else 0. Every slower test is listed on stderr");
     cmd.add_option("--alpha", a.alpha, "significance level (default 0.05)");
     cmd.add_option("--seed", a.seed, "seed of the per-round order shuffle with three or more configurations");
 }
@@ -176,8 +185,7 @@ std::vector<std::string> provenance(const std::vector<std::vector<std::string>>&
             if (!r.provenance.boot_id.empty()) boots.insert(r.provenance.boot_id);
     if (boots.size() > 1)
         out.push_back(fmt::format("note: the runs span {} boots; a side with runs from two or more boots shows "
-                                  "the between-boot spread as a level of its own (the unit stays the same)",
-                                  boots.size()));
+                                  "the between-boot spread as a level of its own", boots.size()));
     return out;
 }
 
@@ -224,25 +232,54 @@ std::optional<std::vector<std::vector<std::string>>> saved_sides(const CompareAr
     return std::vector<std::vector<std::string>>{{in[0]}, {in[1]}};
 }
 
-// What --fail-if-slower makes of the verdicts: kOk, kTestFailed, or kUsage
-// when a test could not be tested (a gate must not pass on no evidence).
-int gate(const suite::ComparisonReport& cmp, double fail_pct) {
-    for (const auto& t : cmp.tests) {
-        if (t.test == "baseline") continue;  // a control, reported apart
-        for (const auto& e : t.vs_first)
-            if (e.verdict == suite::Verdict::NotTestable) {
-                fmt::print(stderr, "exitbench: --fail-if-slower: {} is not testable ({}); no verdict to gate on\n",
-                           t.test, e.why);
-                return kUsage;
-            }
+// The same input twice would count one run as two units: refused, whether it
+// is the same path, the same saved run or the same content.
+void refuse_duplicates(const std::vector<std::vector<std::string>>& paths,
+                       const std::vector<std::vector<suite::RunReport>>& sides) {
+    std::vector<std::tuple<std::string, std::string, std::string>> seen;  // name, identity, sha256
+    for (size_t k = 0; k < paths.size(); ++k)
+        for (size_t i = 0; i < paths[k].size(); ++i) {
+            const auto& p = paths[k][i];
+            std::error_code ec;
+            std::string id = is_history_ref(p) ? p : std::filesystem::weakly_canonical(p, ec).string();
+            std::string digest = report::sha256_hex(report::to_json(sides[k][i]).dump());
+            for (const auto& [name, other_id, other_digest] : seen)
+                if (id == other_id || digest == other_digest)
+                    throw UsageError(fmt::format(
+                        "{} and {} are the same input ({}); each run counts once: compare distinct runs", name, p,
+                        id != other_id ? "same content, sha256 " + digest.substr(0, 16)
+                        : is_history_ref(p) ? std::string("the same saved run") : "the same file"));
+            seen.emplace_back(p, id, digest);
+        }
+}
+
+std::string gate_line(const suite::GateEntry& g, double fail_pct) {
+    const auto& e = *g.effect;
+    return fmt::format("{} ({} vs first): {:+.2f}% [{:+.2f}%, {:+.2f}%], Holm p {:.3g}; slowdown beyond {:g}%: Holm "
+                       "p {:.3g}", g.test, g.label, (e.ratio - 1) * 100, (e.ratio_ci.lo - 1) * 100,
+                       (e.ratio_ci.hi - 1) * 100, e.p_holm, fail_pct, g.p_over);
+}
+
+// --fail-if-slower: every slower test on stderr whatever the outcome, then
+// kTestFailed (a regression), kNotTestable (no regression, some test without
+// a verdict) or kOk.
+int apply_gate(const suite::ComparisonReport& cmp, double fail_pct) {
+    auto g = suite::gate(cmp, fail_pct);
+    for (const auto& s : g.slower)
+        fmt::print(stderr, "exitbench: {}: {}\n", s.fails ? "REGRESSION" : "slower, within the gate",
+                   gate_line(s, fail_pct));
+    for (const auto& n : g.not_testable)
+        fmt::print(stderr, "exitbench: --fail-if-slower: {} ({} vs first) is not testable: {}\n", n.test, n.label,
+                   n.effect->why);
+    fmt::print(stderr, "exitbench: --fail-if-slower {:g}: {} comparison{} gated, {} slower, {} failing, {} not "
+               "testable\n", fail_pct, g.family, g.family == 1 ? "" : "s", g.slower.size(),
+               std::count_if(g.slower.begin(), g.slower.end(), [](const auto& s) { return s.fails; }),
+               g.not_testable.size());
+    switch (g.outcome) {
+    case suite::GateOutcome::Regression: return kTestFailed;
+    case suite::GateOutcome::NotTestable: return kNotTestable;
+    case suite::GateOutcome::Clear: break;
     }
-    for (const auto& t : cmp.tests)
-        for (const auto& e : t.vs_first)
-            if (t.test != "baseline" && e.verdict == suite::Verdict::Slower && (e.ratio - 1) * 100 > fail_pct) {
-                fmt::print(stderr, "exitbench: {} is {:.2f}% slower (more than {:g}%)\n", t.test, (e.ratio - 1) * 100,
-                           fail_pct);
-                return kTestFailed;
-            }
     return kOk;
 }
 
@@ -280,6 +317,7 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
         });
         header.push_back(fmt::format("saved results: {} vs {} {}", sides[0].size(), sides[1].size(),
                                      any_history ? "run(s)" : "file(s)"));
+        refuse_duplicates(*paths, sides);
         auto prov = provenance(*paths, sides);
         header.insert(header.end(), prov.begin(), prov.end());
         require_shared_test(*paths, sides);
@@ -299,7 +337,7 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
     const auto& result = doc.report;
     if (!written) return kHost;
     if (interrupt.load()) return kInterrupted;
-    if (fail_pct) return gate(result, *fail_pct);
+    if (fail_pct) return apply_gate(result, *fail_pct);
     if (result.tests.empty()) return kTestFailed;
     return ktap_stdout(a.common.format) ? skip_if_all_skipped(kOk, doc) : kOk;
 }

@@ -11,6 +11,7 @@
 #include "cli/history.h"
 #include "cli/parse.h"
 #include "cli/progress.h"
+#include "suite/stop_rule.h"
 
 namespace eb::cli {
 
@@ -57,21 +58,6 @@ std::vector<Config> configurations(const CompareArgs& a) {
     return cfgs;
 }
 
-// The widest relative half-width of any ratio's interval; infinite while a
-// test is not yet testable.
-double worst_precision(const suite::ComparisonReport& c) {
-    double worst = c.tests.empty() ? INFINITY : 0;
-    for (const auto& t : c.tests)
-        for (const auto& e : t.vs_first) {
-            if (e.verdict == suite::Verdict::NotTestable) {
-                if (!std::isnan(e.ratio)) worst = INFINITY;  // measured, but too few rounds yet
-                continue;
-            }
-            worst = std::max(worst, (e.ratio_ci.hi - e.ratio_ci.lo) / 2 / e.ratio);
-        }
-    return worst;
-}
-
 struct Schedule {
     uint64_t rounds;
     double budget_s, precision;
@@ -92,6 +78,16 @@ Schedule schedule(const CompareArgs& a) {
     s.precision = pct / 100;
     s.seed = a.seed.empty() ? std::random_device{}() : parse_positive("--seed", a.seed);
     return s;
+}
+
+// Two stages: the pilot fixes the number of rounds and is then set aside, so
+// the rounds analysed are independent of the choice. Returns what it fixed.
+std::string after_pilot(Schedule& sched, const std::vector<std::string>& labels,
+                        std::vector<std::vector<suite::RunReport>>& rounds, double alpha) {
+    sched.rounds = suite::planned_rounds(suite::compare_rounds(labels, rounds, alpha), sched.precision, sched.rounds);
+    for (auto& r : rounds) r.clear();
+    return fmt::format("two-stage: a {}-round pilot (not analysed) fixed {} rounds for +-{:g}%", suite::kPilotRounds,
+                       sched.rounds, sched.precision * 100);
 }
 
 } // namespace
@@ -116,6 +112,7 @@ suite::ComparisonReport run_live(const std::string& device, const CompareArgs& a
     std::mt19937_64 rng(sched.seed);
     auto t0 = std::chrono::steady_clock::now();
     uint64_t done = 0;
+    std::string plan;  // with --time-budget: what the pilot fixed
     while (done < sched.rounds && !interrupt.load()) {
         for (size_t k : round_order(plans.size(), done, rng)) {
             if (interrupt.load()) break;
@@ -131,16 +128,22 @@ suite::ComparisonReport run_live(const std::string& device, const CompareArgs& a
             fmt::print(stderr, "round {} of {} done ({:.1f} s{})\n", done, sched.rounds, elapsed,
                        done < sched.rounds ? ", about " + Progress::duration_text(left) + " left" : "");
         }
-        if (sched.budget_s > 0 && (elapsed >= sched.budget_s ||
-                                   (done >= kMinRoundsForPrecision &&
-                                    worst_precision(suite::compare_rounds(labels, rounds, alpha)) <= sched.precision)))
+        if (sched.budget_s > 0 && done == suite::kPilotRounds && plan.empty()) {
+            plan = after_pilot(sched, labels, rounds, alpha);
+            done = 0;
+            continue;
+        }
+        if (sched.budget_s > 0 && elapsed >= sched.budget_s) {
+            if (!plan.empty() && done < sched.rounds) plan += fmt::format("; the budget ended it after {}", done);
             break;
+        }
     }
     for (auto& r : rounds) r.resize(std::min<size_t>(r.size(), done));
     std::string order = plans.size() == 2 ? "alternating AB, BA" : fmt::format("shuffled per round, --seed {}", sched.seed);
     header.insert(header.begin(), fmt::format("{} configurations, {} round{} interleaved ({}), each round one fresh "
-                                              "VM per test and configuration",
-                                              plans.size(), done, done == 1 ? "" : "s", order));
+                                              "VM per test and configuration{}{}",
+                                              plans.size(), done, done == 1 ? "" : "s", order, plan.empty() ? "" : "; ",
+                                              plan));
     auto cmp = suite::compare_rounds(labels, rounds, alpha);
     if (ran) {
         ran->labels = labels;

@@ -35,9 +35,8 @@ suite::RunReport merge_rounds(const std::vector<suite::RunReport>& rounds);
 // or compare-TIMESTAMP; a failure is a warning, as for `run`.
 void save_live(const CompareArgs& a, const LiveRuns& ran);
 
-// Default and minimum rounds: below ~5 paired rounds a t interval is too wide
-// to be worth stopping on, and 8 make a verdict reachable for typical spreads.
+// Default rounds: 8 make a verdict reachable for typical spreads. With
+// --time-budget a pilot fixes the number instead (suite/stop_rule.h).
 inline constexpr uint64_t kDefaultRounds = 8;
-inline constexpr uint64_t kMinRoundsForPrecision = 5;
 
 } // namespace eb::cli

@@ -31,7 +31,7 @@ const std::map<std::string, std::string, std::less<>>& placeholders() {
 const std::map<std::string, std::vector<std::string>, std::less<>>& examples() {
     static const std::map<std::string, std::vector<std::string>, std::less<>> m = {
         {"", {"exitbench run", "exitbench run cpuid inl_from_qemu --sessions 5",
-              "exitbench compare before.json --vs after.json", "exitbench profile record -a --duration 10s"}},
+              "exitbench compare a1.json a2.json a3.json --vs b1.json b2.json b3.json", "exitbench profile record -a --duration 10s"}},
         {"list", {"exitbench list", "exitbench list --all"}},
         {"env", {"exitbench env", "exitbench --device /dev/kvm env"}},
         {"run", {"exitbench run", "exitbench run cpuid vmcall --sessions 5 --export-json r.json --export-html r.html",

@@ -5,7 +5,9 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "cli/app.h"
 #include "cli/import.h"
@@ -46,8 +48,12 @@ ProfileCommands add_profile_commands(CLI::App& app, ProfileArgs& a) {
     c.report->add_flag("--perf", a.perf_only, "print perf kvm stat's table only");
     add_format_option(*c.report, a.format, report::Subject::Profile);
     add_export_options(*c.report, a.exports, report::Subject::Profile);
-    c.compare = c.profile->add_subcommand("compare", "per reason: change in count and latency, with a significance test");
-    c.compare->add_option("traces", a.files, "OLD NEW: trace files or perf kvm stat report texts")->expected(2)->required();
+    c.compare = c.profile->add_subcommand("compare", "per reason: change in count and in mean, p50 and p99 latency; "
+                                                     "one trace a side is one VM a side: descriptive, not testable; "
+                                                     "several a side (--vs): a test with the trace as the unit");
+    c.compare->add_option("traces", a.files, "OLD NEW: trace files or perf kvm stat report texts; with --vs, the "
+                                             "old side's")->expected(1, 1000)->required();
+    c.compare->add_option("--vs", a.vs, "the new side's traces: profile compare OLD1 OLD2 --vs NEW1 NEW2");
     c.compare->add_option("--event", a.event, "vmexit (default), mmio, ioport or msr");
     c.live = c.profile->add_subcommand("live", "a refreshing view: counts, rates and latency per reason");
     auto* live_pid = c.live->add_option("-p,--pid", a.pids, "process to watch (repeatable)");
@@ -173,6 +179,24 @@ int cmd_cleanup() {
 
 } // namespace
 
+namespace {
+
+// profile compare OLD... --vs NEW...: each trace one VM, one unit.
+std::vector<profile::ReasonChange> compare_trace_sets(const ProfileArgs& a, const profile::Options& opt) {
+    std::set<std::string> seen;  // one trace given twice would count one VM as two
+    std::vector<profile::Report> olds, news;
+    for (auto* side : {&a.files, &a.vs})
+        for (const auto& f : *side) {
+            std::error_code ec;
+            if (!seen.insert(std::filesystem::weakly_canonical(f, ec).string()).second)
+                throw UsageError(fmt::format("{} is given twice; each trace counts once", f));
+            (side == &a.files ? olds : news).push_back(analyzed(f, opt));
+        }
+    return profile::compare_sets(olds, news);
+}
+
+} // namespace
+
 int cmd_profile(const ProfileCommands& c, const ProfileArgs& a, const std::atomic<bool>& interrupt) {
     if (*c.record) return cmd_record(a, interrupt);
     if (*c.cleanup) return cmd_cleanup();
@@ -195,9 +219,15 @@ int cmd_profile(const ProfileCommands& c, const ProfileArgs& a, const std::atomi
         return written ? kOk : kHost;
     }
     auto opt = options(a);
-    auto old_rep = analyzed(a.files[0], opt);
-    auto new_rep = analyzed(a.files[1], opt);
-    write_stdout(profile::render_compare(profile::compare(old_rep, new_rep), opt.mode));
+    if (a.vs.empty()) {
+        if (a.files.size() != 2)
+            throw UsageError("profile compare takes two traces, OLD NEW, or several a side: OLD1 OLD2 --vs NEW1 NEW2");
+        auto old_rep = analyzed(a.files[0], opt);
+        auto new_rep = analyzed(a.files[1], opt);
+        write_stdout(profile::render_compare(profile::compare(old_rep, new_rep), opt.mode));
+        return kOk;
+    }
+    write_stdout(profile::render_compare(compare_trace_sets(a, opt), opt.mode));
     return kOk;
 }
 

@@ -16,7 +16,8 @@ struct ProfileArgs {
     bool perf_only = false;
     bool once = false, csv = false;        // live: -1 / --csv as kvm_stat
     std::string interval, than;            // live: -d seconds, --than microseconds
-    std::vector<std::string> files;  // compare OLD NEW
+    std::vector<std::string> files;  // compare OLD NEW, or OLD... with --vs NEW...
+    std::vector<std::string> vs;     // compare --vs
     std::string perf_data;           // import
     std::vector<std::string> command;  // record -- COMMAND ARGS
     std::string format = "table";      // report: stdout format

@@ -122,20 +122,31 @@ struct ReasonChange {
     double old_share_pct = 0, new_share_pct = 0;  // of each report's total samples
     double old_mean_ns = 0, new_mean_ns = 0;
     double old_p50_ns = 0, new_p50_ns = 0;
-    // new - old on the per-pair durations (Hodges-Lehmann shift, Mann-Whitney
-    // p, verdict); absent unless both sides have timed samples.
-    std::optional<stats::Comparison> latency;
-    size_t old_tested = 0, new_tested = 0;  // samples that went into the test
-    bool summary_only = false;  // both timed, but a side is an imported summary: means, no test
+    double old_p99_ns = 0, new_p99_ns = 0;
+    // Both sides timed: the mean, p50 and p99 of new over old, minus 1. One
+    // trace a side is one VM a side: its exits share that VM's placement and
+    // host state, so they are not independent units and no test is run on
+    // them; these shifts are descriptive ("not testable").
+    bool timed = false;
+    double mean_rel = 0, p50_rel = 0, p99_rel = 0;
+    bool summary_only = false;  // both timed, but a side is an imported summary: means only
+    // compare_sets: the traces holding the key timed, and the test across
+    // them (each trace's mean handling time one unit; Welch's t on the logs;
+    // Holm over the keys tested). tested is false below two traces a side.
+    size_t old_traces = 0, new_traces = 0;
+    bool tested = false;
+    double ratio = 0, ci_lo = 0, ci_hi = 0, p = 1, p_holm = 1;
+    const char* verdict = "";
 };
-
-// Above this many durations per side the test runs on an even stride through
-// them (time order), to bound its cost.
-inline constexpr size_t kCompareCap = 100000;
 
 // Throws std::invalid_argument when the modes differ, or the ISAs do in
 // vmexit mode (the same code means different exits).
 std::vector<ReasonChange> compare(const Report& old_rep, const Report& new_rep);
+// Several traces a side (profile compare OLD... --vs NEW...): counts summed,
+// means and percentiles averaged over the traces, and a test per key with
+// the trace as the unit. Throws as compare() for any pair of reports.
+std::vector<ReasonChange> compare_sets(const std::vector<Report>& olds, const std::vector<Report>& news,
+                                       double alpha = 0.05);
 std::string render_compare(const std::vector<ReasonChange>& changes, Mode mode);
 
 } // namespace eb::profile

@@ -1,7 +1,9 @@
 #include "report/compare.h"
 
 #include <cmath>
+#include <vector>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace eb::report {
 
@@ -16,36 +18,50 @@ std::string sd_pct(double sd) { return std::isnan(sd) ? "-" : fmt::format("{:.2f
 // "no spread".
 std::string between_pct(double sd) { return sd == 0 ? "0 (within the noise below)" : sd_pct(sd); }
 
+// Each level of the nesting once; a level with one group per parent is left
+// out (the level above includes it, and says so for boots).
+std::string spread_text(const suite::SideSummary& k, suite::Unit unit) {
+    std::vector<std::string> parts;
+    if (!std::isnan(k.within_sd)) parts.push_back("within a session " + sd_pct(k.within_sd));
+    if (!std::isnan(k.between_session_sd))
+        parts.push_back("between sessions of a run " + between_pct(k.between_session_sd));
+    if (!std::isnan(k.between_run_sd))
+        parts.push_back(unit == suite::Unit::Round ? "between rounds " + between_pct(k.between_run_sd)
+                                                   : "between runs of a boot " + between_pct(k.between_run_sd));
+    if (!std::isnan(k.between_boot_sd))
+        parts.push_back(fmt::format("between boots {} ({} boots{})", between_pct(k.between_boot_sd), k.boots,
+                                    std::isnan(k.between_run_sd) ? "; one run each, so it includes run-to-run spread"
+                                                                 : ""));
+    return parts.empty() ? "-" : fmt::format("{}", fmt::join(parts, ", "));
+}
+
 std::string side_line(const suite::SideSummary& k, size_t w, suite::Unit unit) {
     if (k.unit_medians.empty())
         return fmt::format("  {:<{}}  no samples ({}{}{})\n", k.label, w, k.status, k.detail.empty() ? "" : ": ",
                            k.detail);
     std::string ci = std::isnan(k.center_ci.lo) ? "no interval from one unit"
                                                 : fmt::format("95% CI [{:.1f}, {:.1f}]", k.center_ci.lo, k.center_ci.hi);
-    std::string spread = fmt::format("within a session {}, between sessions {}", sd_pct(k.within_sd),
-                                     between_pct(k.between_session_sd));
-    if (unit != suite::Unit::Session)
-        spread += fmt::format(", between {}s {}", suite::unit_name(unit), between_pct(k.between_run_sd));
-    if (k.boots >= 2)
-        spread += fmt::format(", between boots {} ({} boots{})", between_pct(k.between_boot_sd), k.boots,
-                              k.boot_holds_two_runs ? "" : "; one run each, so it includes run-to-run spread");
     size_t n = k.unit_medians.size();
-    std::string units = fmt::format("{} {}{}", n, suite::unit_name(unit), n == 1 ? "" : "s");
-    if (unit != suite::Unit::Session) units += fmt::format(" ({} session{}", k.sessions, k.sessions == 1 ? ")" : "s)");
-    return fmt::format("  {:<{}}  {:>10.1f} cycles  {}  {} x {} repeats  spread: {}  ({})\n", k.label, w, k.center,
-                       ci, units, k.repeats, spread, k.status);
+    std::string units = fmt::format("{} {}{} ({} session{})", n, suite::unit_name(unit), n == 1 ? "" : "s",
+                                    k.sessions, k.sessions == 1 ? "" : "s");
+    std::string dropped = k.dropped.empty() ? "" : fmt::format(", {} left out: median not positive", k.dropped.size());
+    return fmt::format("  {:<{}}  {:>10.1f} cycles  {}  {} x {} repeats{}  spread: {}  ({})\n", k.label, w, k.center,
+                       ci, units, k.repeats, dropped, spread_text(k, unit), k.status);
 }
 
 std::string effect_lines(const suite::Effect& e, const std::string& b, const std::string& a, double alpha) {
     if (e.verdict == suite::Verdict::NotTestable) {
-        std::string seen = std::isnan(e.ratio) ? "" : fmt::format("observed {}; ", pct(e.ratio));
-        return fmt::format("  {} vs {}: {}not testable: {}\n", b, a, seen, e.why);
+        bool says = e.why.starts_with("not testable");
+        std::string seen = std::isnan(e.ratio) || e.why.find("observed") != std::string::npos
+                               ? "" : fmt::format("observed {}; ", pct(e.ratio));
+        return fmt::format("  {} vs {}: {}{}{}\n", b, a, seen, says ? "" : "not testable: ", e.why);
     }
-    std::string out = fmt::format("  {} vs {}: {} [{}, {}] ({:g}% CI of the ratio of geometric means), p = {:.3g} "
-                                  "({}, {} vs {} units, df {:.1f}): {}\n",
+    std::string out = fmt::format("  {} vs {}: {} [{}, {}] ({:g}% CI of the ratio of geometric means, this test "
+                                  "alone), p = {:.3g}, Holm p = {:.3g}, BH q = {:.3g} ({}, {} vs {} units, df {:.1f}): "
+                                  "{}\n",
                                   b, a, pct(e.ratio), pct(e.ratio_ci.lo), pct(e.ratio_ci.hi), (1 - alpha) * 100, e.p,
-                                  e.method, e.units_a, e.units_b, e.df, suite::verdict_name(e.verdict));
-    out += fmt::format("    detectable with 80% power at this spread: {:.2f}%\n", e.detectable * 100);
+                                  e.p_holm, e.q_bh, e.method, e.units_a, e.units_b, e.df, suite::verdict_name(e.verdict));
+    out += fmt::format("    detectable with 80% power at this spread, in this family: {:.2f}%\n", e.detectable * 100);
     return out;
 }
 
@@ -59,14 +75,17 @@ std::string test_block(const suite::TestComparison& t, const suite::ComparisonRe
     return out;
 }
 
-json effect_json(const suite::Effect& e) {
+json effect_json(const suite::Effect& e, suite::Unit unit) {
     auto num = [](double x) { return std::isfinite(x) ? json(x) : json(nullptr); };
     return {{"verdict", suite::verdict_name(e.verdict)},
             {"ratio", num(e.ratio)},
             {"ratio_ci", {num(e.ratio_ci.lo), num(e.ratio_ci.hi)}},
             {"p", num(e.p)},
+            {"p_holm", num(e.p_holm)},
+            {"q_bh", num(e.q_bh)},
             {"df", e.df},
             {"detectable_relative", num(e.detectable)},
+            {"level", suite::unit_name(unit)},
             {"units", {e.units_a, e.units_b}},
             {"method", e.method},
             {"why_not_testable", e.why}};
@@ -77,25 +96,37 @@ json side_json(const suite::SideSummary& k) {
     return {{"label", k.label},
             {"unit_medians_cycles", k.unit_medians},
             {"sessions", k.sessions},
+            {"runs", k.runs},
+            {"sessions_left_out", k.dropped},
             {"repeats_per_session", k.repeats},
             {"geometric_mean_cycles", num(k.center)},
             {"ci_95", {num(k.center_ci.lo), num(k.center_ci.hi)}},
             {"sd_log", {{"within_session", num(k.within_sd)},
-                        {"between_sessions", num(k.between_session_sd)},
-                        {"between_runs", num(k.between_run_sd)},
+                        {"between_sessions_of_a_run", num(k.between_session_sd)},
+                        {"between_runs_of_a_boot", num(k.between_run_sd)},
                         {"between_boots", num(k.between_boot_sd)}}},
+            {"imported", k.imported},
             {"boots", k.boots},
             {"batch_sizes", k.batch_sizes},
             {"status", k.status},
             {"detail", k.detail}};
 }
 
+std::string family_line(const suite::ComparisonReport& c) {
+    if (c.family == 0) return "family: no testable comparison\n";
+    return fmt::format("family: {} comparison{} (every test and configuration, the baseline apart); verdicts use "
+                       "Holm-adjusted p at alpha {:g}; read one by one at {:g}, {:.1f} of them would look significant "
+                       "by chance if nothing changed\n", c.family, c.family == 1 ? "" : "s", c.alpha, c.alpha,
+                       double(c.family) * c.alpha);
+}
+
 } // namespace
 
 std::string render_comparison(const suite::ComparisonReport& c) {
-    std::string out = fmt::format("unit of analysis: the {} (each is an independent execution; repeats inside one "
-                                  "session are summarised by their median, never pooled)\n",
-                                  suite::unit_name(c.unit));
+    std::string out = fmt::format("level of the verdicts: the {} ({}; repeats inside one session are summarised "
+                                  "by their median, never pooled)\n", suite::unit_name(c.unit), c.level_why);
+    for (const auto& u : c.unseen) out += "not seen by these verdicts: " + u + "\n";
+    out += family_line(c);
     const suite::TestComparison* control = nullptr;
     for (const auto& t : c.tests) {
         if (t.test == "baseline") control = &t;
@@ -113,11 +144,13 @@ json comparison_json(const suite::ComparisonReport& c) {
     for (const auto& t : c.tests) {
         json cfgs = json::array(), vs = json::array();
         for (const auto& k : t.configs) cfgs.push_back(side_json(k));
-        for (const auto& e : t.vs_first) vs.push_back(effect_json(e));
+        for (const auto& e : t.vs_first) vs.push_back(effect_json(e, c.unit));
         tests.push_back({{"test", t.test}, {"configs", cfgs}, {"vs_first", vs}});
     }
     return {{"schema", "exitbench-compare"}, {"schema_version", kCompareSchemaVersion}, {"labels", c.labels},
-            {"unit", suite::unit_name(c.unit)}, {"alpha", c.alpha}, {"tests", tests},
+            {"unit", suite::unit_name(c.unit)}, {"level", suite::unit_name(c.unit)}, {"level_why", c.level_why},
+            {"levels_not_seen", c.unseen}, {"family_size", c.family},
+            {"expected_chance_verdicts_unadjusted", double(c.family) * c.alpha}, {"alpha", c.alpha}, {"tests", tests},
             {"warnings", c.warnings}, {"advice", c.advice}};
 }
 

@@ -8,8 +8,10 @@
 
 namespace eb::report {
 
-// 3: per side, sd_log.between_boots and boots.
-inline constexpr int kCompareSchemaVersion = 3;
+// 3: per side, sd_log.between_boots and boots. 4: the level (run, boot, round;
+// no more session), level_why, levels_not_seen, family_size, p_holm and q_bh,
+// the nested sd_log levels, runs and sessions_left_out.
+inline constexpr int kCompareSchemaVersion = 4;
 
 std::string render_comparison(const suite::ComparisonReport& c);
 nlohmann::json comparison_json(const suite::ComparisonReport& c);

@@ -16,6 +16,11 @@ namespace eb::stats {
 
 namespace {
 
+// Doubles throughout: Boost's default promotes to long double, which costs
+// several times as much and adds nothing at the precision of a p-value.
+using Policy = boost::math::policies::policy<boost::math::policies::promote_double<false>>;
+using StudentT = boost::math::students_t_distribution<double, Policy>;
+
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 double sample_var(std::span<const double> xs) {
@@ -41,15 +46,39 @@ TTest finish(TTest t, double alpha) {
 
 } // namespace
 
+namespace {
+
+// Quantiles at whole df (paired and one-sample tests, the detectable
+// difference) repeat across the tests of a suite: computed once each. Welch's
+// fractional df are not kept (they would grow the table without bound).
+template <class F>
+double at_whole_df(double p, double df, F compute) {
+    if (df != std::floor(df) || df > 1e6) return compute();
+    static std::mutex mu;
+    static std::map<std::pair<double, double>, double> cache;
+    std::lock_guard lock(mu);
+    auto [it, fresh] = cache.try_emplace({p, df}, 0.0);
+    if (fresh) it->second = compute();
+    return it->second;
+}
+
+} // namespace
+
 double t_quantile(double p, double df) {
     if (!(p > 0 && p < 1) || !(df > 0)) throw std::invalid_argument("t quantile: p outside (0, 1) or df <= 0");
-    return boost::math::quantile(boost::math::students_t(df), p);
+    return at_whole_df(p, df, [&] { return boost::math::quantile(StudentT(df), p); });
+}
+
+double t_upper(double t, double df) {
+    if (!(df > 0)) throw std::invalid_argument("t tail: df <= 0");
+    if (std::isinf(t)) return t > 0 ? 0 : 1;
+    return boost::math::cdf(boost::math::complement(StudentT(df), t));
 }
 
 double t_two_sided(double t, double df) {
     if (!(df > 0)) throw std::invalid_argument("t tail: df <= 0");
     if (std::isinf(t)) return 0;
-    return 2 * boost::math::cdf(boost::math::complement(boost::math::students_t(df), std::fabs(t)));
+    return 2 * boost::math::cdf(boost::math::complement(StudentT(df), std::fabs(t)));
 }
 
 TTest welch(std::span<const double> a, std::span<const double> b, double alpha) {
@@ -108,18 +137,18 @@ double detectable_difference(const TTest& t, double alpha, double power) {
     // The observed se is a low estimate more often than not (s is skewed at
     // few units): scale it to be median-unbiased, so that the printed figure is
     // as often above the true one as below.
-    boost::math::chi_squared chi(t.df);
-    double se = t.se * std::sqrt(t.df / boost::math::quantile(chi, 0.5));
+    double chi_median = at_whole_df(-1, t.df, [&] { return boost::math::quantile(boost::math::chi_squared(t.df), 0.5); });
+    double se = t.se * std::sqrt(t.df / chi_median);
     return detectable_in_se(t.df, alpha, power) * se;
 }
 
 VarianceComponents variance_components(const std::vector<std::vector<double>>& groups) {
-    double ss_within = 0, df_within = 0, n_values = 0;
+    double ss_within = 0, df_within = 0, inverse_sizes = 0;
     std::vector<double> means;
     for (const auto& g : groups) {
         if (g.empty()) continue;
         means.push_back(mean(g));
-        n_values += double(g.size());
+        inverse_sizes += 1 / double(g.size());
         if (g.size() >= 2) {
             ss_within += sample_var(g) * double(g.size() - 1);
             df_within += double(g.size() - 1);
@@ -128,8 +157,9 @@ VarianceComponents variance_components(const std::vector<std::vector<double>>& g
     VarianceComponents c{kNaN, kNaN};
     if (df_within > 0) c.within_sd = std::sqrt(ss_within / df_within);
     if (means.size() >= 2) {
-        double per_group = n_values / double(means.size());  // average group size
-        double within_share = df_within > 0 ? ss_within / df_within / per_group : 0;
+        // A group mean of n values carries within^2 / n: with unequal sizes
+        // the spread of the means holds within^2 times the mean of 1/n.
+        double within_share = df_within > 0 ? ss_within / df_within * inverse_sizes / double(means.size()) : 0;
         c.between_sd = std::sqrt(std::max(0.0, sample_var(means) - within_share));
     }
     return c;

@@ -14,6 +14,8 @@ namespace eb::stats {
 // Student t: the p quantile (p in (0, 1)) and the two-sided tail P(|T| >= |t|).
 double t_quantile(double p, double df);
 double t_two_sided(double t, double df);
+// The upper tail P(T >= t): a one-sided test's p.
+double t_upper(double t, double df);
 
 // A mean difference with its t interval and test.
 struct TTest {
@@ -38,9 +40,9 @@ double detectable_difference(const TTest& t, double alpha = 0.05, double power =
 
 // Two levels of a nested design, e.g. repeats inside sessions: `within` is the
 // pooled SD of values about their own group's mean; `between` is the SD of the
-// group means with within's share (within^2 / group size) taken out, floored at
-// 0 (the one-way ANOVA method-of-moments estimate). NaN where a level has too
-// few values to say anything.
+// group means with within's share (within^2 times the mean of 1 / group size)
+// taken out, floored at 0 (the one-way ANOVA method-of-moments estimate). NaN
+// where a level has too few values to say anything.
 struct VarianceComponents {
     double within_sd;
     double between_sd;

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
-#include <map>
 #include <set>
 
 #include "stats/ab.h"
+#include "stats/family.h"
 #include "stats/summary.h"
+#include "suite/compare_review.h"
+#include "suite/compare_side.h"
 
 namespace eb::suite {
 
@@ -23,8 +25,8 @@ const char* verdict_name(Verdict v) {
 
 const char* unit_name(Unit u) {
     switch (u) {
-    case Unit::Session: return "session";
     case Unit::Run: return "run";
+    case Unit::Boot: return "boot";
     case Unit::Round: break;
     }
     return "round";
@@ -32,120 +34,70 @@ const char* unit_name(Unit u) {
 
 namespace {
 
-// One configuration's data for one test, kept by level.
-struct SideData {
-    std::vector<std::vector<double>> runs;      // per file or round (maybe empty): its sessions' log medians
-    std::vector<std::vector<double>> sessions;  // per session: the log of each repeat
-    std::vector<uint64_t> batch_sizes;
-    std::map<std::string, std::vector<double>> by_boot;  // boot id: each run's mean log median
-    Status status = Status::Ok;
-    std::string detail;
-    bool seen = false;
-};
+using detail::SideData;
 
-void add(SideData& d, const TestResult* t, const std::string& boot) {
-    d.runs.emplace_back();
-    if (!t) return;
-    if (!d.seen || severity(t->status) > severity(d.status)) {
-        d.status = t->status;
-        d.detail = t->detail;
-    }
-    d.seen = true;
-    for (const auto& s : t->sessions) {
-        if (s.samples.empty() || stats::median(s.samples) <= 0) continue;  // no log of a non-positive cost
-        std::vector<double> logs;
-        for (double x : s.samples)
-            if (x > 0) logs.push_back(std::log(x));
-        d.runs.back().push_back(std::log(stats::median(s.samples)));
-        d.sessions.push_back(std::move(logs));
-        if (s.iterations) d.batch_sizes.push_back(s.iterations);  // 0: unknown (an imported run)
-    }
-    if (!boot.empty() && !d.runs.back().empty()) d.by_boot[boot].push_back(stats::mean(d.runs.back()));
-}
+std::string pct(double ratio) { return fmt::format("{:+.2f}%", (ratio - 1) * 100); }
 
-void boot_level(SideSummary& s, const SideData& d) {
-    s.boots = d.by_boot.size();
-    if (s.boots < 2) return;
-    std::vector<std::vector<double>> groups;
-    for (const auto& [id, runs] : d.by_boot) {
-        groups.push_back(runs);
-        s.boot_holds_two_runs = s.boot_holds_two_runs || runs.size() >= 2;
-    }
-    s.between_boot_sd = stats::variance_components(groups).between_sd;
-}
-
-// The unit values (logs): every session, or each run's (round's) mean.
-std::vector<double> units(const SideData& d, Unit u) {
-    std::vector<double> out;
-    for (const auto& run : d.runs) {
-        if (run.empty()) continue;
-        if (u == Unit::Session) out.insert(out.end(), run.begin(), run.end());
-        else out.push_back(stats::mean(run));
-    }
-    return out;
-}
-
-SideSummary summarize(const std::string& label, const SideData& d, Unit u) {
-    SideSummary s;
-    s.label = label;
-    s.status = d.seen ? status_name(d.status) : "not run";
-    s.detail = d.seen ? d.detail : "this configuration has no result for the test";
-    s.sessions = d.sessions.size();
-    auto y = units(d, u);
-    for (double v : y) s.unit_medians.push_back(std::exp(v));
-    if (!y.empty()) s.center = std::exp(stats::mean(y));
-    if (y.size() >= 2) {
-        auto t = stats::one_sample_t(y);
-        s.center_ci = {std::exp(t.ci.lo), std::exp(t.ci.hi)};
-    }
-    auto by_session = stats::variance_components(d.sessions);
-    s.within_sd = by_session.within_sd;
-    s.between_session_sd = by_session.between_sd;
-    if (u != Unit::Session) s.between_run_sd = stats::variance_components(d.runs).between_sd;
-    boot_level(s, d);
-    std::vector<double> sizes;
-    for (const auto& x : d.sessions) sizes.push_back(double(x.size()));
-    if (!sizes.empty()) s.repeats = size_t(stats::median(sizes));
-    s.batch_sizes = d.batch_sizes;
-    std::sort(s.batch_sizes.begin(), s.batch_sizes.end());
-    s.batch_sizes.erase(std::unique(s.batch_sizes.begin(), s.batch_sizes.end()), s.batch_sizes.end());
-    return s;
-}
-
-std::string no_samples_reason(const SideSummary& s) {
-    return fmt::format("no samples under '{}' ({}{}{})", s.label, s.status, s.detail.empty() ? "" : ": ",
-                       s.detail);
-}
-
-// Fills the verdict fields from a t test on log values.
-void decide(Effect& e, const stats::TTest& t, double alpha) {
+// The t test's figures; the verdict waits for the family (see adjust()).
+void fill(Effect& e, const stats::TTest& t) {
     e.ratio = std::exp(t.estimate);
     e.ratio_ci = {std::exp(t.ci.lo), std::exp(t.ci.hi)};
     e.p = t.p;
     e.df = t.df;
-    e.detectable = std::exp(stats::detectable_difference(t, alpha)) - 1;
-    e.verdict = t.p >= alpha ? Verdict::NoDifference : e.ratio < 1 ? Verdict::Faster : Verdict::Slower;
+    e.log_estimate = t.estimate;
+    e.se = t.se;
+    e.verdict = Verdict::NoDifference;
+}
+
+// One unit a side at the level that differs: the observed shift, next to the
+// spread one unit does show (the runs inside a boot, else the sessions inside
+// a run), which says nothing of drift between units of this level.
+std::string one_unit_why(const Effect& e, const SideSummary& sa, const SideSummary& sb, Unit u) {
+    auto widest = [](double x, double y) { return std::max(std::isnan(x) ? 0 : x, std::isnan(y) ? 0 : y); };
+    double runs = u == Unit::Boot ? widest(sa.between_run_sd, sb.between_run_sd) : 0;
+    double inside = runs > 0 ? runs : widest(sa.between_session_sd, sb.between_session_sd);
+    std::string spread = inside > 0 ? fmt::format("; the {} inside one {} spread {:.2f}%, which does not measure "
+                                                  "drift between {}s", runs > 0 ? "runs" : "sessions",
+                                                  runs > 0 ? "boot" : "run", inside * 100, unit_name(u))
+                                    : "";
+    return fmt::format("not testable at the {0} level ({1} vs {2} {0}{3}): observed {4}{5}", unit_name(u), e.units_a,
+                       e.units_b, e.units_a + e.units_b == 2 ? "" : "s", pct(e.ratio), spread);
+}
+
+// Zero spread among the units is no certainty: the figures' resolution is
+// the floor, and no interval or p-value follows from it.
+bool zero_spread(Effect& e, const stats::TTest& t, Unit u) {
+    if (t.se > 0) return false;
+    e.why = fmt::format("every {} agrees exactly on each side (zero spread at the {} level): no spread to test "
+                        "against; observed {}", unit_name(u), unit_name(u), pct(std::exp(t.estimate)));
+    return true;
 }
 
 Effect effect_saved(const SideData& a, const SideData& b, const SideSummary& sa, const SideSummary& sb, Unit u,
                     double alpha) {
     Effect e;
-    auto ya = units(a, u), yb = units(b, u);
+    auto ya = detail::units(a, u), yb = detail::units(b, u);
     e.units_a = ya.size();
     e.units_b = yb.size();
-    e.method = fmt::format("Welch t on log {} medians", unit_name(u));
-    if (ya.empty() || yb.empty()) {
-        e.why = no_samples_reason(ya.empty() ? sa : sb);
-        return e;
-    }
+    e.method = fmt::format("Welch t on log {} means", unit_name(u));
+    for (const auto* s : {&sa, &sb})
+        if (auto why = detail::unusable(*s, s == &sa ? a : b); !why.empty()) {
+            e.why = why;
+            return e;
+        }
     e.ratio = std::exp(stats::mean(yb) - stats::mean(ya));
-    if (ya.size() < 2 || yb.size() < 2) {
-        e.why = fmt::format("run-to-run variation cannot be estimated from one {} per side", unit_name(u));
-        if (ya.size() != yb.size()) e.why = fmt::format("one side has a single {}: its run-to-run variation "
-                                                        "cannot be estimated", unit_name(u));
+    if (sa.imported != sb.imported) {  // imported against imported is like against like
+        e.why = fmt::format("descriptive only: '{}' holds an imported kvm-unit-tests figure (one batch mean of "
+                            "another harness), not units of this one", sa.imported ? sa.label : sb.label);
         return e;
     }
-    decide(e, stats::welch(ya, yb, alpha), alpha);
+    if (ya.size() < 2 || yb.size() < 2) {
+        e.why = one_unit_why(e, sa, sb, u);
+        return e;
+    }
+    auto t = stats::welch(ya, yb, alpha);
+    if (!zero_spread(e, t, u)) fill(e, t);
+    e.detect_df = double(std::min(ya.size(), yb.size()) - 1);
     return e;
 }
 
@@ -153,99 +105,58 @@ Effect effect_rounds(const SideData& a, const SideData& b, const SideSummary& sa
                      double alpha) {
     Effect e;
     e.method = "paired t on per-round log ratios";
+    for (const auto* s : {&sa, &sb})
+        if (auto why = detail::unusable(*s, s == &sa ? a : b); !why.empty()) {
+            e.why = why;
+            return e;
+        }
     std::vector<double> d;
     for (size_t r = 0; r < std::min(a.runs.size(), b.runs.size()); ++r)
-        if (!a.runs[r].empty() && !b.runs[r].empty())
-            d.push_back(stats::mean(b.runs[r]) - stats::mean(a.runs[r]));
+        if (!a.runs[r].session_logs.empty() && !b.runs[r].session_logs.empty())
+            d.push_back(stats::mean(b.runs[r].session_logs) - stats::mean(a.runs[r].session_logs));
     e.units_a = e.units_b = d.size();
     if (d.empty()) {
-        e.why = no_samples_reason(sa.unit_medians.empty() ? sa : sb);
+        e.why = "no round holds both configurations";
         return e;
     }
     e.ratio = std::exp(stats::mean(d));
     if (d.size() < 2) {
-        e.why = "run-to-run variation cannot be estimated from one round";
+        e.why = "not testable: round-to-round variation cannot be estimated from one round";
         return e;
     }
-    decide(e, stats::one_sample_t(d, alpha), alpha);
+    auto t = stats::one_sample_t(d, alpha);
+    if (!zero_spread(e, t, Unit::Round)) fill(e, t);
+    e.detect_df = t.df;
     return e;
 }
 
-using ByTest = std::map<std::string, std::vector<SideData>>;
-
-// Test order: as first seen, configuration 0 first.
-std::vector<std::string> test_order(const std::vector<std::vector<RunReport>>& sides) {
-    std::vector<std::string> order;
-    for (const auto& side : sides)
-        for (const auto& rep : side)
-            for (const auto& t : rep.results)
-                if (std::find(order.begin(), order.end(), t.name) == order.end()) order.push_back(t.name);
-    return order;
-}
-
-ByTest collect(const std::vector<std::vector<RunReport>>& sides, const std::vector<std::string>& order) {
-    ByTest by;
-    for (const auto& name : order) {
-        auto& v = by[name];
-        v.resize(sides.size());
-        for (size_t k = 0; k < sides.size(); ++k)
-            for (const auto& rep : sides[k]) {
-                auto it = std::find_if(rep.results.begin(), rep.results.end(),
-                                       [&](const auto& t) { return t.name == name; });
-                add(v[k], it == rep.results.end() ? nullptr : &*it, rep.provenance.boot_id);
-            }
-    }
-    return by;
-}
-
-std::string pct(double ratio) { return fmt::format("{:+.2f}%", (ratio - 1) * 100); }
-
-// Warnings and advice that span tests.
-void review(ComparisonReport& out, const ByTest& by) {
-    std::vector<std::string> batch, dominated, only;
-    bool too_few = false;
-    for (const auto& t : out.tests) {
-        const auto& sides = by.at(t.test);
-        for (size_t k = 1; k < t.configs.size(); ++k) {
-            const auto& e = t.vs_first[k - 1];
-            if (t.configs[k].batch_sizes != t.configs[0].batch_sizes && !t.configs[k].batch_sizes.empty() &&
-                !t.configs[0].batch_sizes.empty())
-                batch.push_back(fmt::format("{} ({}: {}; {}: {})", t.test, out.labels[0],
-                                            fmt::join(t.configs[0].batch_sizes, "/"), out.labels[k],
-                                            fmt::join(t.configs[k].batch_sizes, "/")));
-            if (e.verdict == Verdict::NotTestable && e.units_a > 0 && e.units_b > 0) too_few = true;
-            if (t.test == "baseline" && e.verdict != Verdict::NotTestable &&
-                (e.ratio_ci.lo > 1 || e.ratio_ci.hi < 1))
-                out.warnings.push_back(fmt::format(
-                    "the empty loop (baseline) moved {} [{}, {}] between '{}' and '{}': the host drifted, or the "
-                    "configuration changes the loop itself (as --per-exit does); drift of this size is not "
-                    "attributable to the configuration's exits", pct(e.ratio), pct(e.ratio_ci.lo),
-                    pct(e.ratio_ci.hi), out.labels[0], out.labels[k]));
+// The family: every testable comparison but the baseline's (a control, read
+// on its own). Verdicts use Holm's p; the detectable difference is the one at
+// alpha / m, Holm's first step, so it never promises more than the family gives.
+void adjust(ComparisonReport& out) {
+    std::vector<Effect*> family, control;
+    for (auto& t : out.tests)
+        for (auto& e : t.vs_first)
+            if (e.verdict != Verdict::NotTestable) (t.test == "baseline" ? control : family).push_back(&e);
+    out.family = family.size();
+    auto apply = [&](const std::vector<Effect*>& set) {
+        std::vector<double> p;
+        for (auto* e : set) p.push_back(e->p);
+        auto holm = stats::holm_adjust(p), q = stats::bh_adjust(p);
+        for (size_t i = 0; i < set.size(); ++i) {
+            Effect& e = *set[i];
+            e.p_holm = holm[i];
+            e.q_bh = q[i];
+            e.verdict = e.p_holm >= out.alpha ? Verdict::NoDifference : e.ratio < 1 ? Verdict::Faster : Verdict::Slower;
+            stats::TTest t;
+            t.estimate = e.log_estimate;
+            t.se = e.se;
+            t.df = e.detect_df;
+            e.detectable = std::exp(stats::detectable_difference(t, out.alpha / double(set.size()))) - 1;
         }
-        for (size_t k = 0; k < t.configs.size(); ++k) {
-            const auto& c = t.configs[k];
-            double between = out.unit == Unit::Session ? c.between_session_sd : c.between_run_sd;
-            if (c.repeats && between > c.within_sd / std::sqrt(double(c.repeats)) &&
-                std::find(dominated.begin(), dominated.end(), t.test) == dominated.end())
-                dominated.push_back(t.test);
-            if (!sides[k].seen) only.push_back(fmt::format("{} (not under '{}')", t.test, out.labels[k]));
-        }
-    }
-    if (!only.empty()) out.warnings.push_back("partial overlap; compared where present: " + fmt::format("{}", fmt::join(only, ", ")));
-    if (!batch.empty())
-        out.warnings.push_back("batch sizes differ between the sides (per-iteration costs may shift with batch "
-                               "size; fix it with --iterations): " + fmt::format("{}", fmt::join(batch, ", ")));
-    if (too_few)
-        out.advice.push_back(out.unit == Unit::Round
-                                 ? "to get a verdict: run more rounds (--rounds 8 or more)"
-                                 : "to get a verdict: save several sessions or runs per side (exitbench run "
-                                   "--sessions 5 ... --json A.json, likewise B), then compare A*.json --vs "
-                                   "B*.json; or compare live and interleaved: exitbench compare TESTS --a "
-                                   "'OPTIONS' --b 'OPTIONS'");
-    if (!dominated.empty())
-        out.advice.push_back(fmt::format(
-            "run-to-run spread outweighs the repeat noise for {}: more {}s sharpen these comparisons, more "
-            "repeats do not", fmt::join(dominated, ", "), unit_name(out.unit)));
+    };
+    apply(family);
+    apply(control);
 }
 
 ComparisonReport build(const std::vector<std::string>& labels, const std::vector<std::vector<RunReport>>& sides,
@@ -256,49 +167,68 @@ ComparisonReport build(const std::vector<std::string>& labels, const std::vector
     out.labels = labels;
     out.unit = unit;
     out.alpha = alpha;
-    auto order = test_order(sides);
-    auto by = collect(sides, order);
-    for (const auto& name : order) {
-        const auto& d = by.at(name);
+    auto c = detail::collect(sides);
+    for (size_t i = 0; i < c.order.size(); ++i) {
+        const auto& d = c.by_test[i];
         TestComparison tc;
-        tc.test = name;
-        for (size_t k = 0; k < d.size(); ++k) tc.configs.push_back(summarize(labels[k], d[k], unit));
+        tc.test = c.order[i];
+        for (size_t k = 0; k < d.size(); ++k) tc.configs.push_back(detail::summarize(labels[k], d[k], unit));
         for (size_t k = 1; k < d.size(); ++k)
             tc.vs_first.push_back(unit == Unit::Round
                                       ? effect_rounds(d[0], d[k], tc.configs[0], tc.configs[k], alpha)
                                       : effect_saved(d[0], d[k], tc.configs[0], tc.configs[k], unit, alpha));
         out.tests.push_back(std::move(tc));
     }
-    review(out, by);
+    adjust(out);
+    review(out);
     if (out.tests.empty()) out.warnings.push_back("no test to compare");
     return out;
+}
+
+// The highest level that differs between the sides: the boot when every run
+// has a boot id and the sides' boots are not the same, else the run.
+void choose_level(ComparisonReport& out, const std::vector<std::vector<RunReport>>& sides) {
+    bool known = true;
+    std::vector<std::set<std::string>> boots(sides.size());
+    for (size_t k = 0; k < sides.size(); ++k)
+        for (const auto& r : sides[k]) {
+            known = known && !r.provenance.boot_id.empty();
+            boots[k].insert(r.provenance.boot_id);
+        }
+    bool differ = known && std::any_of(boots.begin(), boots.end(), [&](const auto& b) { return b != boots[0]; });
+    out.unit = differ ? Unit::Boot : Unit::Run;
+    if (differ) {
+        out.level_why = "the sides come from different boots, so boot-to-boot variation separates them: each boot "
+                        "(the mean of its runs) is one unit";
+        return;
+    }
+    out.level_why = "the sides are different runs: each run (the mean of its sessions) is one unit; sessions of one "
+                    "run share its process, boot and moment, so they are never the units";
+    out.unseen.push_back(known ? "boot: every run comes from the same boot, so boot-to-boot variation is not in "
+                                 "these verdicts"
+                               : "boot: a run has no boot id recorded, so boot-to-boot variation cannot be told apart");
 }
 
 } // namespace
 
 ComparisonReport compare_saved(const std::vector<std::string>& labels,
                                const std::vector<std::vector<RunReport>>& sides, double alpha) {
-    // Several files a side, some with several sessions: sessions of one file
-    // share a boot and a time, so the file is the independent unit.
-    bool runs = !sides.empty();
-    bool multi_session = false;
-    for (const auto& side : sides) {
-        runs = runs && side.size() >= 2;
-        for (const auto& rep : side)
-            for (const auto& t : rep.results) multi_session = multi_session || t.sessions.size() >= 2;
-    }
-    auto out = build(labels, sides, runs && multi_session ? Unit::Run : Unit::Session, alpha);
-    bool one_run = std::any_of(sides.begin(), sides.end(), [](const auto& s) { return s.size() == 1; });
-    if (out.unit == Unit::Session && one_run && multi_session)
-        out.warnings.push_back("one run on a side: its sessions share that run's boot and time of day, so a verdict "
-                               "covers these runs, not drift between runs; save two or more runs a side to make the "
-                               "run the unit");
+    ComparisonReport probe;
+    choose_level(probe, sides);
+    auto out = build(labels, sides, probe.unit, alpha);
+    out.level_why = probe.level_why;
+    out.unseen = probe.unseen;
     return out;
 }
 
 ComparisonReport compare_rounds(const std::vector<std::string>& labels,
                                 const std::vector<std::vector<RunReport>>& rounds, double alpha) {
-    return build(labels, rounds, Unit::Round, alpha);
+    auto out = build(labels, rounds, Unit::Round, alpha);
+    out.level_why = "interleaved in one process: each round runs every configuration, so the round is the unit and "
+                    "drift shared by a round cancels";
+    out.unseen.push_back("run and boot: every round ran in this one process and boot, so a change that interacts "
+                         "with run-to-run or boot-to-boot conditions is not in these verdicts");
+    return out;
 }
 
 } // namespace eb::suite

@@ -1,8 +1,13 @@
-// A/B comparison of configurations. The unit of every verdict is an
-// independent execution: a session (one fresh VM per test), a saved run, or an
-// interleaved round. Repeats inside one session only describe that session,
-// so they are summarised by their median and never pooled across sessions.
-// Effects are ratios of geometric means, worked out on log medians. Pure.
+// A/B comparison of configurations. The unit of every verdict is the highest
+// level of the design that differs between the sides: two sets of runs from
+// one boot differ run to run, so the run is the unit (never a session inside
+// one: its sessions share that run's process and moment); sides from different
+// boots differ boot to boot, so the boot is. Interleaved rounds pair the
+// configurations inside one process, so there the round is. Repeats inside one
+// session only describe that session: they are summarised by their median.
+// Effects are ratios of geometric means, worked out on log medians. A compare
+// over several tests or configurations is a family: verdicts use Holm-adjusted
+// p-values. Pure.
 #pragma once
 #include <limits>
 #include <string>
@@ -18,9 +23,9 @@ const char* verdict_name(Verdict v);
 
 // Which executions are the independent units.
 enum class Unit {
-    Session,  // saved results: every session of every file on a side
-    Run,      // saved results, several files a side with several sessions each: the file
-    Round,    // interleaved: configurations paired within each round
+    Run,    // saved results from one boot (or with no boot ids): each run (file, saved run)
+    Boot,   // saved results whose sides come from different boots: each boot's runs as one unit
+    Round,  // interleaved: configurations paired within each round of one process
 };
 const char* unit_name(Unit u);
 
@@ -30,31 +35,38 @@ struct SideSummary {
     std::string label;
     std::vector<double> unit_medians;  // cycles, one per unit
     size_t sessions = 0;               // sessions that measured the test
+    size_t runs = 0;                   // runs (rounds) that measured it
     double center = 0;                 // geometric mean of unit_medians
     stats::Interval center_ci{kNaN, kNaN};  // 95% t interval on the logs; NaN with one unit
-    // Log-scale SDs of each level (about the relative spread): repeats within
-    // a session, sessions, and (Unit::Run) runs. NaN where a level has one value.
-    double within_sd = kNaN, between_session_sd = kNaN, between_run_sd = kNaN;
-    // Between boots (provenance boot ids), when the side's saved runs span two
-    // or more: the SD of the boot means of the runs' log medians, with the
-    // runs-within-a-boot share taken out. A reported level, never the unit.
-    double between_boot_sd = kNaN;
+    // Log-scale SD (about the relative spread) each level of the nesting adds,
+    // each estimated once: repeats within a session, sessions within a run,
+    // runs (rounds) within a boot, boots. NaN where a level is not replicated
+    // (e.g. one session per run): the level above then includes it.
+    double within_sd = kNaN, between_session_sd = kNaN, between_run_sd = kNaN, between_boot_sd = kNaN;
     size_t boots = 0;                  // distinct boot ids among the runs (0: none recorded)
-    bool boot_holds_two_runs = false;  // else runs and boots cannot be told apart
+    std::vector<std::string> dropped;  // sessions left out (a median that is not positive has no log)
 
     size_t repeats = 0;                // typical repeats per session
     std::vector<uint64_t> batch_sizes; // distinct batch sizes seen, sorted
     std::string status;                // the worst over every session
     std::string detail;                // why, when a session was skipped or failed
+    bool imported = false;             // a run on this side is an imported figure (another harness)
 };
 
 struct Effect {
     Verdict verdict = Verdict::NotTestable;
     double ratio = kNaN;                     // B / A of the geometric means, as observed
-    stats::Interval ratio_ci{kNaN, kNaN};    // (1 - alpha); NaN when not testable
-    double p = kNaN;
+    stats::Interval ratio_ci{kNaN, kNaN};    // (1 - alpha), this test alone; NaN when not testable
+    double p = kNaN;                         // raw, two-sided
+    double p_holm = kNaN;                    // Holm-adjusted over the family: the verdict's p
+    double q_bh = kNaN;                      // Benjamini-Hochberg q over the family
     double df = 0;
-    double detectable = std::numeric_limits<double>::infinity();  // relative, at 80% power
+    double log_estimate = kNaN, se = kNaN;   // the t test's, on logs (the gate tests against PCT with them)
+    double detectable = std::numeric_limits<double>::infinity();  // relative, at 80% power in this family
+    // The df the detectable difference is worked out on: Welch's conservative
+    // min(n_a, n_b) - 1 (the Satterthwaite df overstates the power when the
+    // sides' spreads differ), n - 1 for paired rounds.
+    double detect_df = 0;
     size_t units_a = 0, units_b = 0;
     std::string method;                      // the test that was applied
     std::string why;                         // NotTestable: the reason
@@ -68,14 +80,17 @@ struct TestComparison {
 
 struct ComparisonReport {
     std::vector<std::string> labels;
-    Unit unit = Unit::Session;
+    Unit unit = Unit::Run;
+    std::string level_why;              // why the verdicts are at this level
+    std::vector<std::string> unseen;    // levels the verdicts cannot see, each with why
     double alpha = 0.05;
+    size_t family = 0;                  // testable comparisons read together (the baseline apart)
     std::vector<TestComparison> tests;
     std::vector<std::string> warnings;  // drift in the baseline, batch sizes, overlap, host facts
     std::vector<std::string> advice;    // what to run to get a verdict, or a sharper one
 };
 
-// Saved results: sides[k] holds every result file of configuration k.
+// Saved results: sides[k] holds every result file (saved run) of configuration k.
 ComparisonReport compare_saved(const std::vector<std::string>& labels,
                                const std::vector<std::vector<RunReport>>& sides, double alpha = 0.05);
 

@@ -1,5 +1,6 @@
 // A/B against /dev/kvm: a true difference and a null one must get the right
 // verdicts; saved results compare; bad inputs give one-line errors.
+#include <algorithm>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -78,28 +79,57 @@ TEST(Compare, TwoSavedSingleSessionRunsAreNotTestable) {
     EXPECT_EQ(r.rc, 0) << r.err;
     EXPECT_NE(r.out.find("hosts differ"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("kernel.release: "), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("not testable: run-to-run variation cannot be estimated from one session per side"),
-              std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("not testable at the run level (1 vs 1 run): observed"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("p = "), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("slower"), std::string::npos) << r.out;
-    // A gate on no evidence must not pass silently.
+    // A gate on no evidence must not pass silently, and says so with its own code.
     auto gate = run_cli({"compare", a, b, "--fail-if-slower", "5"});
-    EXPECT_EQ(gate.rc, 2);
+    EXPECT_EQ(gate.rc, 4);
     EXPECT_NE(gate.err.find("not testable"), std::string::npos) << gate.err;
 }
 
-TEST(Compare, SeveralSessionsASideGiveAVerdict) {
+// One run a side holding three sessions: the sessions share their run, so
+// the run is the unit and there is one a side.
+TEST(Compare, OneRunASideOfSeveralSessionsIsNotTestableAtTheRunLevel) {
     REQUIRE_KVM();
-    auto a = temp_path("a3.json"), b = temp_path("b3.json");
-    ASSERT_EQ(run_cli({"run", "cpuid", "-n", "32", "-r", "3", "--sessions", "3", "--json", a}).rc, 0);
-    ASSERT_EQ(run_cli({"run", "cpuid", "-n", "32", "-r", "3", "--sessions", "3", "--json", b}).rc, 0);
+    auto a = temp_path("a3.json"), b = temp_path("b3.json"), a2 = temp_path("a3b.json"), b2 = temp_path("b3b.json");
+    for (const auto& f : {a, b, a2, b2})
+        ASSERT_EQ(run_cli({"run", "cpuid", "-n", "32", "-r", "3", "--sessions", "3", "--json", f}).rc, 0);
     auto doc = compare_json({a, "--vs", b});
-    EXPECT_EQ(doc["unit"], "session");
+    EXPECT_EQ(doc["level"], "run");
+    EXPECT_EQ(doc["levels_not_seen"][0].get<std::string>().substr(0, 5), "boot:") << doc.dump();
     const auto& v = test_of(doc, "cpuid")["vs_first"][0];
-    EXPECT_NE(v["verdict"], "not testable") << v.dump();
-    EXPECT_EQ(v["units"][0], 3);
-    EXPECT_EQ(v["units"][1], 3);
-    EXPECT_TRUE(v["p"].is_number());
+    EXPECT_EQ(v["verdict"], "not testable") << v.dump();
+    EXPECT_EQ(v["units"][0], 1);
+    EXPECT_TRUE(v["p"].is_null());
+    // Two runs a side: a verdict, the run as the unit.
+    auto two = compare_json({a, a2, "--vs", b, b2});
+    const auto& w = test_of(two, "cpuid")["vs_first"][0];
+    EXPECT_NE(w["verdict"], "not testable") << w.dump();
+    EXPECT_EQ(w["units"][0], 2);
+    EXPECT_TRUE(w["p_holm"].is_number());
+    EXPECT_GE(two["family_size"], 1);
+}
+
+// The same run given twice would count as two units: refused, one line, exit 2.
+TEST(Compare, TheSameInputTwiceIsRefused) {
+    REQUIRE_KVM();
+    auto a = temp_path("dup.json"), copy = temp_path("dup-copy.json"), b = temp_path("dup-b.json");
+    ASSERT_EQ(run_cli({"run", "cpuid", "-n", "32", "-r", "2", "--json", a}).rc, 0);
+    ASSERT_EQ(run_cli({"run", "cpuid", "-n", "32", "-r", "2", "--json", b}).rc, 0);
+    {
+        std::ifstream in(a);
+        std::ofstream(copy) << in.rdbuf();
+    }
+    for (auto [args, needle] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+             {{"compare", a, a}, "the same file"},
+             {{"compare", a, b, "--vs", b}, "the same file"},
+             {{"compare", a, b, "--vs", copy}, "same content, sha256"}}) {
+        auto r = run_cli(args);
+        EXPECT_EQ(r.rc, 2) << r.err << r.out;
+        EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    }
 }
 
 TEST(Compare, DisjointSavedResultsAreAnError) {

@@ -175,10 +175,12 @@ TEST_F(History, LiveCompareSavesEachConfigurationAsARun) {
     auto rep = report::from_json(nlohmann::json::parse(ex.out));
     EXPECT_EQ(find(rep, "cpuid").sessions.size(), 3u);  // one session per round
     EXPECT_EQ(rep.settings.sessions, 3u);
-    // Saved, the rounds compare as sessions (their pairing is not kept).
+    // Saved, each configuration is one run (the pairing of its rounds is not
+    // kept): one run a side, not testable at the run level.
     auto again = run_cli({"compare", "label:nx/A", "label:nx/B", "--db", db});
     ASSERT_EQ(again.rc, 0) << again.err;
-    EXPECT_NE(again.out.find("unit of analysis: the session"), std::string::npos) << again.out;
+    EXPECT_NE(again.out.find("level of the verdicts: the run"), std::string::npos) << again.out;
+    EXPECT_NE(again.out.find("not testable at the run level (1 vs 1 run)"), std::string::npos) << again.out;
     // Saved results are not saved again; --no-save with --label is refused.
     EXPECT_EQ(run_cli({"compare", "run:1", "run:2", "--db", db, "--label", "x"}).rc, 2);
     EXPECT_EQ(run_cli({"compare", "cpuid", "--a", "", "--b", "", "--no-save", "--label", "x"}).rc, 2);

@@ -1,6 +1,7 @@
 // `import kut` through the CLI: real vmexit.flat logs from tests/fixtures/kut/
 // saved as imported runs, compared with exitbench's own, and bad files
 // refused with one line and nothing saved.
+#include <algorithm>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -47,6 +48,30 @@ TEST_F(Import, SerialAndRunTestsLogsBecomeImportedRuns) {
     EXPECT_NE(show.out.find("imported   from kvm-unit-tests"), std::string::npos) << show.out;
 }
 
+// One run given twice counts once: the same saved run, or the same content
+// under another name, is refused with one line and exit 2 (no KVM needed).
+TEST_F(Import, TheSameRunTwiceIsRefused) {
+    auto db = temp_path("h.db");
+    ASSERT_EQ(run_cli({"import", "kut", fixture("vmexit-serial.log"), fixture("vmexit_cpuid.log"), "--db", db}).rc, 0);
+    auto ex = run_cli({"history", "export", "1", "--json", "--db", db});
+    ASSERT_EQ(ex.rc, 0) << ex.err;
+    auto file = temp_path("run1.json");
+    std::ofstream(file) << ex.out;
+    for (auto [args, needle] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+             {{"compare", "run:1", "run:1", "--db", db}, "the same saved run"},
+             {{"compare", "run:1", "run:2", "--vs", "run:1", "--db", db}, "the same saved run"},
+             {{"compare", file, "run:1", "--db", db}, "same content, sha256"}}) {
+        auto r = run_cli(args);
+        EXPECT_EQ(r.rc, 2) << r.out << r.err;
+        EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    }
+    // Two different imported logs, one a side: like against like, but one run a side.
+    auto cmp = run_cli({"compare", "run:1", "run:2", "--db", db});
+    EXPECT_EQ(cmp.rc, 0) << cmp.err;
+    EXPECT_NE(cmp.out.find("not testable at the run level (1 vs 1 run)"), std::string::npos) << cmp.out;
+}
+
 TEST_F(Import, ComparesWithAnExitbenchRunAndSaysNotTestableOnOneSample) {
     REQUIRE_KVM();
     auto db = temp_path("h.db");
@@ -60,7 +85,8 @@ TEST_F(Import, ComparesWithAnExitbenchRunAndSaysNotTestableOnOneSample) {
     EXPECT_NE(cmp.out.find("not testable"), std::string::npos) << cmp.out;
     EXPECT_EQ(cmp.out.find("hosts differ"), std::string::npos) << cmp.out;  // an unknown host is not a different one
     auto gate = run_cli({"compare", "run:1", "run:2", "--db", db, "--fail-if-slower", "5"});
-    EXPECT_EQ(gate.rc, 2) << gate.out;  // no evidence: a gate must not pass
+    EXPECT_EQ(gate.rc, 4) << gate.out;  // no evidence: a gate must not pass
+    EXPECT_NE(cmp.out.find("descriptive only"), std::string::npos) << cmp.out;
 }
 
 TEST_F(Import, BadFilesGetOneLineExitTwoAndSaveNothing) {
