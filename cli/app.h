@@ -10,8 +10,9 @@ class App;
 
 namespace eb::cli {
 // Exit codes: 0 all good, 1 a test failed, 2 bad usage or input,
-// 3 the host cannot run exitbench, 130 interrupted.
-enum Exit { kOk = 0, kTestFailed = 1, kUsage = 2, kHost = 3, kInterrupted = 130 };
+// 3 the host cannot run exitbench, 4 the results could not be saved to the
+// history (kept in a file, named), 130 interrupted.
+enum Exit { kOk = 0, kTestFailed = 1, kUsage = 2, kHost = 3, kNotSaved = 4, kInterrupted = 130 };
 int main(int argc, char** argv);
 // Writes a command's output to stdout at once. A reader that went away
 // (EPIPE: `| head`) silences the rest of the output without an error; any other

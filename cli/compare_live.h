@@ -33,7 +33,7 @@ suite::RunReport merge_rounds(const std::vector<suite::RunReport>& rounds);
 
 // Saves each configuration as a run labelled BASE/CONFIG, BASE being --label
 // or compare-TIMESTAMP; a failure is a warning, as for `run`.
-void save_live(const CompareArgs& a, const LiveRuns& ran);
+bool save_live(const CompareArgs& a, const LiveRuns& ran);
 
 // Default and minimum rounds: below ~5 paired rounds a t interval is too wide
 // to be worth stopping on, and 8 make a verdict reachable for typical spreads.

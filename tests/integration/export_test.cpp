@@ -2,11 +2,15 @@
 // every file complete even with stdout closed, paths checked before anything
 // runs, promtool on real metrics, and the HTML opened in headless Chromium.
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "cli_runner.h"
 
@@ -102,6 +106,46 @@ TEST(Export, BadPathsAndFormatsAreUsageErrorsBeforeAnythingRuns) {
     EXPECT_EQ(alias.rc, 2);
     EXPECT_NE(alias.err.find("old name"), std::string::npos) << alias.err;
     EXPECT_FALSE(fs::exists(dir.file("a")) || fs::exists(dir.file("b")));
+}
+
+// As root, renaming a temporary file over an export path replaced /dev/null
+// itself with a regular file holding the results (issue 24).
+TEST(Export, DevicesAreWrittenInPlaceNeverReplaced) {
+    REQUIRE_KVM();
+    if (geteuid() != 0) GTEST_SKIP() << "only root could replace /dev/null; as another user the rename fails anyway";
+    TempDir dir;
+    auto node = dir.file("null");  // a null device of the test's own as well
+    ASSERT_EQ(::mknod(node.c_str(), S_IFCHR | 0666, makedev(1, 3)), 0) << std::strerror(errno);
+    auto r = run_cli(concat(kQuickRun, {"--export-json", "/dev/null", "--export-csv", node}));
+    EXPECT_EQ(r.rc, 0) << r.err;
+    for (const std::string& p : {std::string("/dev/null"), node}) {
+        struct stat st {};
+        ASSERT_EQ(::stat(p.c_str(), &st), 0) << p;
+        EXPECT_TRUE(S_ISCHR(st.st_mode)) << p << " is no longer a character device";
+        EXPECT_EQ(st.st_rdev, makedev(1, 3)) << p;
+    }
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator{}), 1);
+}
+
+// The same without /dev/kvm: import perf-kvm --json, written by the same code.
+TEST(Export, ImportJsonToDevNullKeepsTheDevice) {
+    if (geteuid() != 0) GTEST_SKIP() << "only root could replace /dev/null; as another user the rename fails anyway";
+    TempDir dir;
+    auto node = dir.file("null");
+    ASSERT_EQ(::mknod(node.c_str(), S_IFCHR | 0666, makedev(1, 3)), 0) << std::strerror(errno);
+    std::string report = std::string(EB_FIXTURES) + "/perf/report-vmexit.txt";
+    for (const std::string& p : {std::string("/dev/null"), node}) {
+        auto r = run_cli({"import", "perf-kvm", report, "--json", p});
+        EXPECT_EQ(r.rc, 0) << r.err;
+        struct stat st {};
+        ASSERT_EQ(::stat(p.c_str(), &st), 0) << p;
+        EXPECT_TRUE(S_ISCHR(st.st_mode)) << p << " is no longer a character device";
+        EXPECT_EQ(st.st_rdev, makedev(1, 3)) << p;
+    }
+    auto d = run_cli({"import", "perf-kvm", report, "--json", dir.path});
+    EXPECT_EQ(d.rc, 2) << d.err;
+    EXPECT_EQ(d.err, "exitbench: error: cannot write " + dir.path + ": it is a directory\n");
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator{}), 1);
 }
 
 TEST(Export, PromtoolAcceptsRealRunMetrics) {
