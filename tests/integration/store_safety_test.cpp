@@ -56,7 +56,7 @@ TEST_F(StoreSafety, SqliteSpecialNamesAreRefused) {
     EXPECT_FALSE(fs::exists(temp_path("y.db")));
 }
 
-// A full disk (a 16 KiB tmpfs of the test's own) fails the save after the
+// A full disk (a 4 KiB tmpfs of the test's own) fails the save after the
 // run: exit 4, the result kept in TMPDIR, no empty store left, and the
 // command printed imports it.
 TEST_F(StoreSafety, FailedSaveExitsFourKeepsTheResultAndSaysHowToImportIt) {
@@ -68,7 +68,7 @@ TEST_F(StoreSafety, FailedSaveExitsFourKeepsTheResultAndSaysHowToImportIt) {
     CliOptions o;
     // After exitbench, the shell lists what it left on the full filesystem.
     o.wrap = {"/usr/bin/unshare", "-m", "/bin/sh", "-c",
-              "mount -t tmpfs -o size=16k tmpfs " + full + " || exit 99; \"$0\" \"$@\"; rc=$?; echo \"left:$(ls -A " +
+              "mount -t tmpfs -o size=4k tmpfs " + full + " || exit 99; \"$0\" \"$@\"; rc=$?; echo \"left:$(ls -A " +
                   full + ")\" >&2; exit $rc"};
     o.env = {"TMPDIR=" + kept};
     auto db = full + "/h.db";
