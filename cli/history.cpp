@@ -172,11 +172,16 @@ void keep_unsaved(const std::string& db, const suite::RunReport& r, const std::s
                   const std::string& note) {
     std::string stamp = r.provenance.timestamp_utc;
     stamp.erase(std::remove(stamp.begin(), stamp.end(), ':'), stamp.end());
-    std::string name = fmt::format("{}.unsaved-{}-{}.json", std::filesystem::path(db).filename().string(), stamp,
+    std::string base = fmt::format("{}.unsaved-{}-{}", std::filesystem::path(db).filename().string(), stamp,
                                    ::getpid());
     std::string text = report::to_json(r).dump(2) + "\n";
-    for (auto dir : {std::filesystem::path(db).parent_path(), std::filesystem::temp_directory_path()}) {
-        std::string kept = (dir / name).string();
+    std::error_code ec;
+    auto tmp = std::filesystem::temp_directory_path(ec);  // TMPDIR, else /tmp
+    for (auto dir : {std::filesystem::path(db).parent_path(), ec ? std::filesystem::path("/tmp") : tmp}) {
+        // A live compare keeps one file per configuration: never one over another.
+        std::string kept = (dir / (base + ".json")).string();
+        for (int n = 2; std::filesystem::exists(kept, ec); ++n)
+            kept = (dir / fmt::format("{}-{}.json", base, n)).string();
         try {
             sys::write_file(kept, text);
         } catch (const std::exception& e) {

@@ -105,7 +105,7 @@ Fd make_temp(const std::string& path, const std::string& target, std::string& na
 // nobody reads is refused rather than waited on forever.
 Fd open_in_place(const std::string& path, const std::string& target) {
     Fd fd(::open(target.c_str(), O_WRONLY | O_APPEND | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
-    if (!fd.valid() && errno == ENXIO) refuse(path, "it is a FIFO that no process is reading");
+    if (!fd.valid() && errno == ENXIO && fs::is_fifo(target)) refuse(path, "it is a FIFO that no process is reading");
     if (!fd.valid()) fail_errno(path, "open", errno);
     int fl = ::fcntl(fd.get(), F_GETFL);
     if (fl < 0 || ::fcntl(fd.get(), F_SETFL, fl & ~O_NONBLOCK) < 0) fail_errno(path, "fcntl", errno);

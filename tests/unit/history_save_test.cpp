@@ -91,6 +91,21 @@ TEST_F(HistorySave, TheCliKeepsAnUnsavedResultBesideTheStoreAndSaysHowToImportIt
     EXPECT_EQ(Store(db, Store::Mode::ReadOnly).list({}).at(0).label, "before v2");
 }
 
+// A live compare saves one run per configuration, all with one timestamp.
+TEST_F(HistorySave, UnsavedResultsNeverOverwriteEachOther) {
+    auto db = temp_path("h.db");
+    testing::internal::CaptureStderr();
+    {
+        FileSizeLimit full(16384);
+        EXPECT_FALSE(cli::save_run(db, small_run(), "x/A", ""));
+        EXPECT_FALSE(cli::save_run(db, small_run(), "x/B", ""));
+    }
+    std::string err = testing::internal::GetCapturedStderr();
+    auto left = names(dir());
+    ASSERT_EQ(left.size(), 2u) << err;
+    EXPECT_TRUE(left[0].ends_with("-2.json") || left[1].ends_with("-2.json")) << left[0] << " " << left[1];
+}
+
 TEST_F(HistorySave, DbIsAPathNotAnSqliteName) {
     for (std::string name : {"", ":memory:", "file:x.db?mode=memory", "file:h.db?nolock=1"}) {
         EXPECT_THROW(history::check_save_target(name), StoreError) << name;
