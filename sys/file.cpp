@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <optional>
 #include <regex>
 #include <stdexcept>
 #include <sys/stat.h>
@@ -37,17 +38,27 @@ bool is_fd_link(const fs::path& p) {
     return !ec && std::regex_match(dir.string(), fd_dir);
 }
 
-// Follows a chain of symlinks, saying whether it passes through an fd link.
-bool through_fd_link(fs::path p) {
+// The descriptor an fd link of this very process names, else -1.
+int own_fd(const fs::path& p) {
+    std::error_code ec;
+    fs::path dir = fs::canonical(parent_of(p), ec);
+    if (ec || dir != fs::path("/proc/" + std::to_string(::getpid()) + "/fd")) return -1;
+    std::string n = p.filename().string();
+    if (n.empty() || n.size() > 9 || n.find_first_not_of("0123456789") != std::string::npos) return -1;
+    return std::stoi(n);
+}
+
+// Follows a chain of symlinks to the fd link it passes through, if any.
+std::optional<fs::path> through_fd_link(fs::path p) {
     for (int hop = 0; hop < 40; ++hop) {
         std::error_code ec;
-        if (is_fd_link(p)) return true;
-        if (!fs::is_symlink(fs::symlink_status(p, ec))) return false;
+        if (is_fd_link(p)) return p;
+        if (!fs::is_symlink(fs::symlink_status(p, ec))) return std::nullopt;
         fs::path t = fs::read_symlink(p, ec);
-        if (ec) return false;
+        if (ec) return std::nullopt;
         p = t.is_absolute() ? t : parent_of(p) / t;
     }
-    return false;
+    return std::nullopt;
 }
 
 const char* kind_name(fs::file_type t) {
@@ -73,7 +84,8 @@ OutputTarget resolve_output(const std::string& path) {
     bool symlink = fs::is_symlink(link);
     if (symlink && !fs::exists(st)) refuse(path, "it is a symlink to a missing file");
     if (fs::is_directory(st)) refuse(path, kind_name(st.type()));
-    if (symlink && through_fd_link(path)) return {path, OutputKind::InPlace};
+    if (auto link = symlink ? through_fd_link(path) : std::nullopt)
+        return {path, OutputKind::InPlace, own_fd(*link)};
     if (streamable(st.type())) return {path, OutputKind::InPlace};
     if (!fs::is_regular_file(st)) refuse(path, kind_name(st.type()));
     if (!symlink) return {path, OutputKind::Replace};
@@ -102,8 +114,16 @@ Fd make_temp(const std::string& path, const std::string& target, std::string& na
 }
 
 // Opens a device, FIFO or open descriptor for writing where it is. A FIFO
-// nobody reads is refused rather than waited on forever.
-Fd open_in_place(const std::string& path, const std::string& target) {
+// nobody reads is refused rather than waited on forever. One of this
+// process's own descriptors is dup'ed: what is written next to it (stdout's
+// table after the export) follows in the same file, at the same offset.
+Fd open_in_place(const std::string& path, const OutputTarget& t) {
+    if (t.own_fd >= 0) {
+        Fd fd(::fcntl(t.own_fd, F_DUPFD_CLOEXEC, 0));
+        if (!fd.valid()) fail_errno(path, "dup", errno);
+        return fd;
+    }
+    const std::string& target = t.path;
     Fd fd(::open(target.c_str(), O_WRONLY | O_APPEND | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
     if (!fd.valid() && errno == ENXIO && fs::is_fifo(target)) refuse(path, "it is a FIFO that no process is reading");
     if (!fd.valid()) fail_errno(path, "open", errno);
@@ -128,7 +148,7 @@ void check_writable(const std::string& path) {
 void write_file(const std::string& path, std::string_view content, mode_t mode) {
     OutputTarget t = resolve_output(path);
     if (t.kind == OutputKind::InPlace) {
-        Fd fd = open_in_place(path, t.path);
+        Fd fd = open_in_place(path, t);
         if (int e = write_all(fd.get(), content)) fail_errno(path, "write", e);
         if (::close(fd.release()) < 0) fail_errno(path, "close", errno);
         return;
@@ -184,7 +204,7 @@ int copy_from_start(int from, int to) {
 void OutputFile::commit() {
     if (!fd_.valid()) refuse(path_, "already committed or failed");
     if (target_.kind == OutputKind::InPlace) {
-        Fd out = open_in_place(path_, target_.path);
+        Fd out = open_in_place(path_, target_);
         if (int e = copy_from_start(fd_.get(), out.get())) fail("write", e);
         if (::close(out.release()) < 0) fail("close", errno);
         discard();

@@ -26,6 +26,7 @@ enum class OutputKind {
 struct OutputTarget {
     std::string path;  // what to open or rename over (a symlink to a regular file resolved)
     OutputKind kind;
+    int own_fd = -1;   // /dev/stdout, /proc/self/fd/N: this process's fd N, written through a dup (one offset)
 };
 
 OutputTarget resolve_output(const std::string& path);

@@ -124,6 +124,13 @@ TEST_F(SysFile, DescriptorLinksAreWrittenInPlace) {
     ASSERT_EQ(::stat(out.c_str(), &after), 0);
     EXPECT_EQ(before.st_ino, after.st_ino);
     EXPECT_EQ(read_file(out), "table\njson\n");
+    // `run --json /dev/stdout > out.txt`: the export, then the table after it
+    // through the same descriptor, neither over the other.
+    auto shell = temp_path("shell.txt");
+    sys::Fd redirected(::open(shell.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+    sys::write_file("/dev/fd/" + std::to_string(redirected.get()), "json\n");
+    ASSERT_EQ(sys::write_all(redirected.get(), "table\n"), 0);
+    EXPECT_EQ(read_file(shell), "json\ntable\n");
 }
 
 TEST_F(SysFile, DirectoriesSocketsAndDanglingLinksAreRefused) {
