@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli/errors.h"
+#include "report/sanitize.h"
 #include "cli/help.h"
 #include "cli/compare.h"
 #include "cli/completion.h"
@@ -33,7 +34,6 @@
 #include "profile/record.h"
 #include "vmm/boot.h"
 #include "report/exporter.h"
-#include "report/file.h"
 #include "report/json.h"
 #include "suite/kut_diff.h"
 #include "suite/registry.h"
@@ -143,6 +143,7 @@ int cmd_run(const std::string& device, const RunArgs& a) {
     if (a.no_save && (!a.db.empty() || !a.label.empty() || !a.note.empty()))
         throw UsageError("--no-save does not save, so --db, --label and --note have nothing to apply to");
     auto plan = plan_run(a);
+    if (!a.no_save) require_saveable(a.db);
     auto exporter = stdout_exporter(a.format, report::Subject::Run);
     auto exports = plan_exports(a.exports, a.json, report::Subject::Run);
     auto sys = open_kvm(device);
@@ -156,7 +157,8 @@ int cmd_run(const std::string& device, const RunArgs& a) {
         rc = kTestFailed;
     if (!write_exports(exports, rep)) rc = kHost;  // stdout below still shows the results
     // An interrupted run is partial: it would mislead a later comparison.
-    if (!a.no_save && !rep.interrupted) save_run(a.db, rep, a.label, a.note);
+    // A lost save outranks a failed test: the result exists only in the file it names.
+    if (!a.no_save && !rep.interrupted && !save_run(a.db, rep, a.label, a.note)) rc = kNotSaved;
     write_stdout(exporter->render(rep));
     return ktap_stdout(a.format) ? skip_if_all_skipped(rc, rep) : rc;
 }
@@ -353,20 +355,21 @@ int dispatch(Commands& c) {
     return cmd_run(c.device, c.run_args);
 }
 
-// Runs a command: its exceptions become one line and an exit code.
+// Runs a command: its exceptions become one line and an exit code. Messages
+// quote labels, paths and file contents: filtered like the rest of the output.
 template <class F>
 int guarded(F&& command) {
     try {
         return finish_stdout(command());
     } catch (const UsageError& e) {
-        fmt::print(stderr, "exitbench: error: {}\n", e.what());
+        fmt::print(stderr, "exitbench: error: {}\n", report::printable(e.what()));
         return kUsage;
     } catch (const std::invalid_argument& e) {
-        fmt::print(stderr, "exitbench: error: {}\n", e.what());
+        fmt::print(stderr, "exitbench: error: {}\n", report::printable(e.what()));
         return kUsage;
     } catch (const std::system_error& e) {
         if (!std::ferror(stdout)) {
-            fmt::print(stderr, "exitbench: error: {}\n", e.what());
+            fmt::print(stderr, "exitbench: error: {}\n", report::printable(e.what()));
             return kHost;
         }
         // fmt::print failed to write: stdout's reader has all it wanted, or it is full.
@@ -374,7 +377,7 @@ int guarded(F&& command) {
         fmt::print(stderr, "exitbench: error: cannot write to stdout: {}\n", e.code().message());
         return kHost;
     } catch (const std::exception& e) {  // HostError and whatever the host throws
-        fmt::print(stderr, "exitbench: error: {}\n", e.what());
+        fmt::print(stderr, "exitbench: error: {}\n", report::printable(e.what()));
         return kHost;
     }
 }

@@ -11,8 +11,10 @@ class App;
 namespace eb::cli {
 // Exit codes: 0 all good, 1 a test failed (or compare's gate found a
 // regression), 2 bad usage or input, 3 the host cannot run exitbench, 4
-// compare's gate found no regression but a test was not testable, 130 interrupted.
-enum Exit { kOk = 0, kTestFailed = 1, kUsage = 2, kHost = 3, kNotTestable = 4, kInterrupted = 130 };
+// compare's gate found no regression but a test was not testable, 5 the
+// results could not be saved to the history (kept in a file, named),
+// 130 interrupted.
+enum Exit { kOk = 0, kTestFailed = 1, kUsage = 2, kHost = 3, kNotTestable = 4, kNotSaved = 5, kInterrupted = 130 };
 int main(int argc, char** argv);
 // Writes a command's output to stdout at once. A reader that went away
 // (EPIPE: `| head`) silences the rest of the output without an error; any other

@@ -16,7 +16,6 @@
 #include "cli/kselftest.h"
 #include "env/host_env.h"
 #include "report/compare.h"
-#include "report/file.h"
 #include "report/json.h"
 #include "report/sanitize.h"
 #include "report/sha256.h"
@@ -325,6 +324,7 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
     } else {
         if (a.common.no_save && (!a.db.empty() || !a.common.label.empty() || !a.common.note.empty()))
             throw UsageError("--no-save does not save, so --db, --label and --note have nothing to apply to");
+        if (!a.common.no_save) require_saveable(a.db);
         cmp = run_live(device, a, alpha, interrupt, header, &ran);
     }
 
@@ -332,10 +332,11 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
     report::Comparison doc{std::move(cmp), std::move(header)};
     bool written = write_exports(exports, doc);
     // An interrupted compare is partial: it would mislead a later one.
-    if (!a.common.no_save && !interrupt.load()) save_live(a, ran);
+    bool saved = a.common.no_save || interrupt.load() || save_live(a, ran);
     write_stdout(exporter->render(doc));
     const auto& result = doc.report;
     if (!written) return kHost;
+    if (!saved) return kNotSaved;
     if (interrupt.load()) return kInterrupted;
     if (fail_pct) return apply_gate(result, *fail_pct);
     if (result.tests.empty()) return kTestFailed;

@@ -168,8 +168,9 @@ suite::RunReport merge_rounds(const std::vector<suite::RunReport>& rounds) {
     return out;
 }
 
-void save_live(const CompareArgs& a, const LiveRuns& ran) {
-    if (ran.rounds.empty() || ran.rounds.front().empty()) return;
+bool save_live(const CompareArgs& a, const LiveRuns& ran) {
+    if (ran.rounds.empty() || ran.rounds.front().empty()) return true;
+    bool saved = true;
     std::string base = a.common.label;
     if (base.empty()) {
         base = "compare-" + ran.rounds.front().front().provenance.timestamp_utc;
@@ -180,8 +181,9 @@ void save_live(const CompareArgs& a, const LiveRuns& ran) {
                                ? fmt::format("compare, configuration {}: {}", ran.labels[k],
                                              ran.shown[k].empty() ? "(defaults)" : ran.shown[k])
                                : a.common.note;
-        save_run(a.db, merge_rounds(ran.rounds[k]), base + "/" + ran.labels[k], note);
+        saved = save_run(a.db, merge_rounds(ran.rounds[k]), base + "/" + ran.labels[k], note) && saved;
     }
+    return saved;
 }
 
 } // namespace eb::cli

@@ -33,7 +33,7 @@ suite::RunReport merge_rounds(const std::vector<suite::RunReport>& rounds);
 
 // Saves each configuration as a run labelled BASE/CONFIG, BASE being --label
 // or compare-TIMESTAMP; a failure is a warning, as for `run`.
-void save_live(const CompareArgs& a, const LiveRuns& ran);
+bool save_live(const CompareArgs& a, const LiveRuns& ran);
 
 // Default rounds: 8 make a verdict reachable for typical spreads. With
 // --time-budget a pilot fixes the number instead (suite/stop_rule.h).

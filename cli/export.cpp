@@ -7,7 +7,7 @@
 #include "cli/errors.h"
 #include "cli/run.h"
 #include "cli/suggest.h"
-#include "report/file.h"
+#include "sys/file.h"
 
 namespace eb::cli {
 
@@ -67,7 +67,7 @@ std::unique_ptr<report::Exporter> stdout_exporter(const std::string& name, repor
 
 bool write_export(const std::string& format, const std::string& path, const std::function<std::string()>& render) {
     try {
-        report::write_file_atomic(path, render());
+        sys::write_file(path, render());
         return true;
     } catch (const std::exception& e) {  // the other files, and stdout, still get the results
         fmt::print(stderr, "exitbench: error: --export-{}: {}\n", format, e.what());

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <iostream>
@@ -14,6 +15,8 @@
 #include "cli/suggest.h"
 #include "history/store.h"
 #include "report/json.h"
+#include "report/sanitize.h"
+#include "sys/file.h"
 #include "stats/summary.h"
 
 namespace eb::cli {
@@ -61,6 +64,13 @@ suite::RunReport parse_saved(const std::string& text, int64_t id) {
     }
 }
 
+// Labels, notes, host names, file names and command lines come from a store
+// that may be shared: every line goes through the printable filter.
+template <class... A>
+void say(fmt::format_string<A...> f, A&&... args) {
+    fmt::print("{}\n", report::printable(fmt::format(f, std::forward<A>(args)...)));
+}
+
 int list_runs(Store& st, const HistoryArgs& a) {
     if (!a.since.empty() && !std::regex_match(a.since, std::regex(R"(\d{4}-\d\d-\d\d(T\d\d(:\d\d(:\d\d)?)?Z?)?)")))
         throw UsageError(fmt::format("--since takes a UTC date, YYYY-MM-DD[THH:MM[:SS]], not '{}'", a.since));
@@ -69,38 +79,38 @@ int list_runs(Store& st, const HistoryArgs& a) {
         auto s = suggest(a.label, st.labels());
         throw UsageError(fmt::format("no run is labelled '{}'{}", a.label, s ? fmt::format(" (did you mean '{}'?)", *s) : ""));
     }
-    fmt::print("{:>5}  {:<20}  {:<16}  {:<24}  {:<12}  {}\n", "id", "time (UTC)", "host", "kernel", "label", "tests");
+    say("{:>5}  {:<20}  {:<16}  {:<24}  {:<12}  {}", "id", "time (UTC)", "host", "kernel", "label", "tests");
     // An imported run's host is unknown; the column names the tool instead.
     for (const auto& r : rows)
-        fmt::print("{:>5}  {:<20}  {:<16}  {:<24}  {:<12}  {}\n", r.id, r.timestamp_utc,
+        say("{:>5}  {:<20}  {:<16}  {:<24}  {:<12}  {}", r.id, r.timestamp_utc,
                    r.source.empty() ? r.hostname : "[" + r.source + "]", r.kernel_release.empty() ? "-" : r.kernel_release,
                    r.label.empty() ? "-" : r.label, fmt::join(r.tests, " "));
-    if (rows.empty()) fmt::print("(no saved runs match in {})\n", st.path());
+    if (rows.empty()) say("(no saved runs match in {})", st.path());
     return kOk;
 }
 
 int show_run(Store& st, int64_t id) {
     auto row = require_run(st, id);
     auto rep = parse_saved(*st.result_json(id), id);
-    fmt::print("run {}  {}  label {}\n", row.id, row.timestamp_utc, row.label.empty() ? "-" : row.label);
-    if (!row.note.empty()) fmt::print("note       {}\n", row.note);
+    say("run {}  {}  label {}", row.id, row.timestamp_utc, row.label.empty() ? "-" : row.label);
+    if (!row.note.empty()) say("note       {}", row.note);
     if (const auto& im = rep.provenance.imported) {
-        fmt::print("imported   from {}: {} (sha256 {}); its host, boot and environment are unknown\n", im->source,
+        say("imported   from {}: {} (sha256 {}); its host, boot and environment are unknown", im->source,
                    im->file, im->sha256);
     } else {
-        fmt::print("host       {} ({}, kernel {})\n", row.hostname, rep.host.cpu_model, row.kernel_release);
-        fmt::print("boot id    {}\n", row.boot_id);
+        say("host       {} ({}, kernel {})", row.hostname, rep.host.cpu_model, row.kernel_release);
+        say("boot id    {}", row.boot_id);
     }
-    fmt::print("exitbench  {}{}\n", row.tool_version,
+    say("exitbench  {}{}", row.tool_version,
                rep.provenance.git_describe.empty() ? "" : " (git " + rep.provenance.git_describe + ")");
-    fmt::print("command    {}\n", fmt::join(rep.provenance.argv, " "));
-    fmt::print("environment: {} facts ('history export {} --json' has them all)\n", st.env(id).size(), id);
-    fmt::print("{:<24} {:<12} {:>9} {:>14}  {}\n", "test", "status", "sessions", "cycles/iter", "session medians");
+    say("command    {}", fmt::join(rep.provenance.argv, " "));
+    say("environment: {} facts ('history export {} --json' has them all)", st.env(id).size(), id);
+    say("{:<24} {:<12} {:>9} {:>14}  {}", "test", "status", "sessions", "cycles/iter", "session medians");
     for (const auto& t : rep.results) {
         auto h = suite::headline(t);
         std::vector<std::string> meds;
         for (const auto& s : t.sessions) meds.push_back(fmt::format("{:.1f}", stats::median(s.samples)));
-        fmt::print("{:<24} {:<12} {:>9} {:>14}  {}\n", t.name, suite::status_name(t.status), t.sessions.size(),
+        say("{:<24} {:<12} {:>9} {:>14}  {}", t.name, suite::status_name(t.status), t.sessions.size(),
                    h ? fmt::format("{:.1f}", h->cycles) : "-", fmt::join(meds, " "));
     }
     return kOk;
@@ -111,17 +121,18 @@ int remove_run(Store& st, int64_t id, bool yes) {
     if (!yes) {
         if (!isatty(STDIN_FILENO))
             throw UsageError(fmt::format("history rm: not asking without a terminal; add --yes to remove run {}", id));
-        fmt::print("remove run {} ({}, label {})? [y/N] ", id, row.timestamp_utc, row.label.empty() ? "-" : row.label);
+        fmt::print("{}", report::printable(fmt::format("remove run {} ({}, label {})? [y/N] ", id, row.timestamp_utc,
+                                                       row.label.empty() ? "-" : row.label)));
         std::fflush(stdout);
         std::string answer;
         std::getline(std::cin, answer);
         if (answer != "y" && answer != "Y" && answer != "yes") {
-            fmt::print("kept run {}\n", id);
+            say("kept run {}", id);
             return kOk;
         }
     }
     st.remove(id);
-    fmt::print("removed run {}\n", id);
+    say("removed run {}", id);
     return kOk;
 }
 
@@ -135,14 +146,56 @@ int trend(Store& st, const std::string& test, const std::string& host) {
     auto [lo, hi] = std::minmax_element(pts.begin(), pts.end(),
                                         [](const auto& a, const auto& b) { return a.median_cycles < b.median_cycles; });
     double min = lo->median_cycles, span = hi->median_cycles - min;
-    fmt::print("{} session medians, cycles/iter ({} sessions; bar: {:.1f} to {:.1f})\n", test, pts.size(), min,
+    say("{} session medians, cycles/iter ({} sessions; bar: {:.1f} to {:.1f})", test, pts.size(), min,
                hi->median_cycles);
     for (const auto& p : pts) {
         int width = span > 0 ? int(1 + 39 * (p.median_cycles - min) / span) : 1;
-        fmt::print("{:<20}  run {:>4}  {:<12}  {:<16} s{:<2} {:>10.1f}  {}\n", p.timestamp_utc, p.run_id,
+        say("{:<20}  run {:>4}  {:<12}  {:<16} s{:<2} {:>10.1f}  {}", p.timestamp_utc, p.run_id,
                    p.label.empty() ? "-" : p.label, p.hostname, p.session, p.median_cycles, std::string(width, '#'));
     }
     return kOk;
+}
+
+// Single-quoted for a POSIX shell unless it needs no quoting.
+std::string shell_quote(const std::string& s) {
+    bool plain = !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) {
+        return std::isalnum(c) || std::strchr("/._-+:,=@%", c);
+    });
+    if (plain) return s;
+    std::string out = "'";
+    for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+// A result whose save failed: written beside the store, else in TMPDIR.
+void keep_unsaved(const std::string& db, const suite::RunReport& r, const std::string& label,
+                  const std::string& note) {
+    std::string stamp = r.provenance.timestamp_utc;
+    stamp.erase(std::remove(stamp.begin(), stamp.end(), ':'), stamp.end());
+    std::string base = fmt::format("{}.unsaved-{}-{}", std::filesystem::path(db).filename().string(), stamp,
+                                   ::getpid());
+    std::string text = report::to_json(r).dump(2) + "\n";
+    std::error_code ec;
+    auto tmp = std::filesystem::temp_directory_path(ec);  // TMPDIR, else /tmp
+    for (auto dir : {std::filesystem::path(db).parent_path(), ec ? std::filesystem::path("/tmp") : tmp}) {
+        // A live compare keeps one file per configuration: never one over another.
+        std::string kept = (dir / (base + ".json")).string();
+        for (int n = 2; std::filesystem::exists(kept, ec); ++n)
+            kept = (dir / fmt::format("{}-{}.json", base, n)).string();
+        try {
+            sys::write_file(kept, text);
+        } catch (const std::exception& e) {
+            fmt::print(stderr, "exitbench: error: {}\n", report::printable(e.what()));
+            continue;
+        }
+        std::string cmd = fmt::format("exitbench import run {} --db {}", shell_quote(kept), shell_quote(db));
+        if (!label.empty()) cmd += " --label " + shell_quote(label);
+        if (!note.empty()) cmd += " --note " + shell_quote(note);
+        fmt::print(stderr, "exitbench: the result is kept in {}; to save it: {}\n", report::printable(kept),
+                   report::printable(cmd));
+        return;
+    }
+    fmt::print(stderr, "exitbench: error: the result could not be kept in a file either; it is on stdout only\n");
 }
 
 } // namespace
@@ -156,15 +209,25 @@ std::string db_path(const std::string& db) {
     }
 }
 
-void save_run(const std::string& db, const suite::RunReport& r, const std::string& label, const std::string& note) {
+void require_saveable(const std::string& db) {
     try {
-        std::string path = db.empty() ? history::default_path() : db;
-        Store st(path, Store::Mode::ReadWrite);
-        auto id = st.save(r, label, note);
-        fmt::print(stderr, "exitbench: saved as run {} in {}\n", id, path);
-    } catch (const std::exception& e) {
-        fmt::print(stderr, "exitbench: warning: not saved to the history: {}\n", e.what());
+        history::check_save_target(db_path(db));
+    } catch (const history::StoreError& e) {
+        throw UsageError(e.what());
     }
+}
+
+bool save_run(const std::string& db, const suite::RunReport& r, const std::string& label, const std::string& note) {
+    std::string path = db_path(db);
+    try {
+        auto id = history::save_run(path, r, label, note);
+        fmt::print(stderr, "exitbench: saved as run {} in {}\n", id, report::printable(path));
+        return true;
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "exitbench: error: not saved to the history: {}\n", report::printable(e.what()));
+    }
+    keep_unsaved(path, r, label, note);
+    return false;
 }
 
 HistoryCommands add_history_commands(CLI::App& app, HistoryArgs& a) {
@@ -193,8 +256,8 @@ HistoryCommands add_history_commands(CLI::App& app, HistoryArgs& a) {
 }
 
 int cmd_history(const HistoryCommands& c, const HistoryArgs& a) {
-    bool writes = c.rm->parsed();
-    return with_store(a.db, writes ? Store::Mode::ReadWrite : Store::Mode::ReadOnly, [&](Store& st) -> int {
+    bool writes = c.rm->parsed();  // rm deletes from an existing store, never makes one
+    return with_store(a.db, writes ? Store::Mode::Modify : Store::Mode::ReadOnly, [&](Store& st) -> int {
         if (*c.list) return list_runs(st, a);
         if (*c.trend) return trend(st, a.test, a.host);
         int64_t id = parse_id(a.id);
@@ -208,6 +271,9 @@ int cmd_history(const HistoryCommands& c, const HistoryArgs& a) {
 
 suite::RunReport load_result(const std::string& path, const std::string& db) {
     if (is_history_ref(path)) return load_saved_run(db, path);
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))  // it opens, and its first read throws libstdc++'s text
+        throw UsageError(fmt::format("{}: a directory, not a result file", path));
     std::ifstream f(path);
     if (!f) throw UsageError(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
     try {

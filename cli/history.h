@@ -26,8 +26,12 @@ int cmd_history(const HistoryCommands& c, const HistoryArgs& a);
 // --db as given, or the default path.
 std::string db_path(const std::string& db);
 
-// Saves a finished run; a failure is a one-line warning, never an error.
-void save_run(const std::string& db, const suite::RunReport& r, const std::string& label, const std::string& note);
+// Before a run: UsageError unless a save to --db could succeed.
+void require_saveable(const std::string& db);
+// Saves a finished run. On failure it says why, keeps the result as a JSON
+// file beside the store (else in TMPDIR), prints the command that imports
+// it, and returns false: the caller exits kNotSaved.
+bool save_run(const std::string& db, const suite::RunReport& r, const std::string& label, const std::string& note);
 
 // compare's history references: "label:L" (every run under L) and "run:N".
 bool is_history_ref(const std::string& s);

@@ -13,7 +13,7 @@
 #include "cli/run.h"
 #include "history/store.h"
 #include "profile/perf_text.h"
-#include "report/file.h"
+#include "sys/file.h"
 #include "report/kut_import.h"
 #include "report/sanitize.h"
 #include "report/sha256.h"
@@ -67,9 +67,11 @@ suite::RunReport imported_run(const std::string& path, const std::vector<std::st
 }
 
 std::string summary(const suite::RunReport& r) {
-    size_t skipped = 0, measured = 0;
-    for (const auto& t : r.results) (t.status == suite::Status::Skipped ? skipped : measured) += 1;
-    return fmt::format("{} test{} with a figure, {} skipped", measured, measured == 1 ? "" : "s", skipped);
+    size_t skipped = 0, measured = 0, hung = 0;
+    for (const auto& t : r.results)
+        (t.status == suite::Status::Skipped ? skipped : t.status == suite::Status::Hung ? hung : measured) += 1;
+    return fmt::format("{} test{} with a figure, {} skipped{}", measured, measured == 1 ? "" : "s", skipped,
+                       hung ? fmt::format(", {} hung (no result before QEMU ended)", hung) : "");
 }
 
 } // namespace
@@ -85,12 +87,18 @@ ImportCommands add_import_commands(CLI::App& app, ImportArgs& a) {
     c.kut->add_option("--db", a.db, "the history database (default $XDG_DATA_HOME/exitbench/history.db)");
     c.kut->add_option("--label", a.label, "file the imported runs under this label");
     c.kut->add_option("--note", a.note, "a note saved with each imported run");
+    c.run = c.import->add_subcommand("run", "exitbench result files (what run --json writes, or what a failed "
+                                            "save kept): saved to the history as they are; one run per file");
+    c.run->add_option("files", a.files, "exitbench result JSON files")->required();
+    c.run->add_option("--db", a.db, "the history database (default $XDG_DATA_HOME/exitbench/history.db)");
+    c.run->add_option("--label", a.label, "file the runs under this label");
+    c.run->add_option("--note", a.note, "a note saved with each run");
     c.perf_kvm = c.import->add_subcommand(
         "perf-kvm", "perf kvm stat report text (its VM-EXIT, IO Port, MSR and MMIO tables, as printed or pasted): "
                     "checked and shown as exitbench reads it; 'profile compare' takes such a file as either side");
     c.perf_kvm->add_option("files", a.files, "perf kvm stat report text files")->required();
     c.perf_kvm->add_option("--json", a.json, "write every table, as exitbench's profile analysis, to FILE");
-    for (auto* sub : {c.import, c.kut, c.perf_kvm}) sub->allow_extras(false);
+    for (auto* sub : {c.import, c.kut, c.run, c.perf_kvm}) sub->allow_extras(false);
     return c;
 }
 
@@ -100,6 +108,7 @@ namespace {
 // a per-reason profile. The text stays the record (its sha256 printed);
 // --json keeps exitbench's reading of it.
 int cmd_import_perf(const ImportArgs& a) {
+    if (!a.json.empty()) require_writable(a.json);
     nlohmann::json all = nlohmann::json::array();
     std::string out;
     for (const auto& f : a.files) {  // every file checked before anything is written
@@ -118,7 +127,7 @@ int cmd_import_perf(const ImportArgs& a) {
         }
         for (const auto& t : tables) out += "\n" + profile::render_perf(t);
     }
-    if (!a.json.empty()) report::write_file_atomic(a.json, all.dump(2) + "\n");
+    if (!a.json.empty()) sys::write_file(a.json, all.dump(2) + "\n");
     out += "count, min, max, mean and +-% only (no percentiles); compare with an exitbench trace: "
            "exitbench profile compare FILE TRACE --event vmexit|ioport|msr|mmio\n";
     write_stdout(out);
@@ -130,22 +139,25 @@ int cmd_import_perf(const ImportArgs& a) {
 int cmd_import(const ImportCommands& c, const ImportArgs& a) {
     if (*c.perf_kvm) return cmd_import_perf(a);
     // Every file is read and checked before any is saved: a bad one saves nothing.
-    std::vector<suite::RunReport> runs;
-    for (const auto& f : a.files) runs.push_back(imported_run(f, a.argv));
     std::string path = db_path(a.db);
+    require_saveable(path);
+    std::vector<suite::RunReport> runs;
+    for (const auto& f : a.files) runs.push_back(*c.run ? load_result(f, "") : imported_run(f, a.argv));
     std::string out;
     try {
-        history::Store st(path, history::Store::Mode::ReadWrite);
         for (size_t i = 0; i < runs.size(); ++i) {
-            auto id = st.save(runs[i], a.label, a.note);
-            out += report::printable(fmt::format("imported {} as run {} ({}; kvm-unit-tests, sha256 {})", a.files[i],
-                                                 id, summary(runs[i]), runs[i].provenance.imported->sha256)) + "\n";
+            auto id = history::save_run(path, runs[i], a.label, a.note);
+            const auto& imp = runs[i].provenance.imported;
+            out += report::printable(fmt::format("imported {} as run {} ({}{})", a.files[i], id, summary(runs[i]),
+                                                 imp ? fmt::format("; {}, sha256 {}", imp->source, imp->sha256) : ""))
+                   + "\n";
         }
     } catch (const history::StoreError& e) {
         write_stdout(out);
         throw UsageError(e.what());
     }
-    out += fmt::format("saved in {}; compare them with: exitbench compare run:ID run:ID (or label:NAME)\n", path);
+    out += report::printable(fmt::format("saved in {}; compare them with: exitbench compare run:ID run:ID (or "
+                                         "label:NAME)", path)) + "\n";
     write_stdout(out);
     return kOk;
 }

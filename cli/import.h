@@ -1,5 +1,6 @@
 // `exitbench import kut FILE...`: other tools' results saved as runs in the
-// history, marked as imported, so `compare run:N ...` can set them against
+// history, marked as imported; `import run FILE...`: exitbench result files
+// (e.g. one a failed save kept), so `compare run:N ...` can set them against
 // exitbench's own.
 #pragma once
 #include <CLI/CLI.hpp>
@@ -18,7 +19,7 @@ struct ImportArgs {
 };
 
 struct ImportCommands {
-    CLI::App *import, *kut, *perf_kvm;
+    CLI::App *import, *kut, *run, *perf_kvm;
 };
 ImportCommands add_import_commands(CLI::App& app, ImportArgs& a);
 int cmd_import(const ImportCommands& c, const ImportArgs& a);

@@ -20,7 +20,6 @@
 #include "profile/analyze.h"
 #include "profile/perf_text.h"
 #include "profile/record.h"
-#include "report/file.h"
 #include "vmm/host.h"
 
 namespace eb::cli {

@@ -7,12 +7,14 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <spawn.h>
+#include <system_error>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
 
 #include "cli/app.h"
 #include "cli/errors.h"
+#include "sys/io.h"
 #include "cli/run.h"
 #include "profile/perf_script.h"
 #include "profile/trace_file.h"
@@ -39,41 +41,51 @@ bool perf_installed() {
     return false;
 }
 
+// A file name as a command-line argument: "-" (or "-x") would be read as
+// stdin or an option, "./-" is the file.
+std::string path_arg(const std::string& file) { return file.starts_with("-") ? "./" + file : file; }
+
 // `perf script -i FILE ARGS...`'s stdout; its stderr goes to ours.
 std::string perf_script(const std::string& file) {
-    std::vector<std::string> args = {"perf", "script", "-i", file};
+    std::vector<std::string> args = {"perf", "script", "-i", path_arg(file)};
     for (const char* a : profile::kPerfScriptArgs) args.emplace_back(a);
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) < 0) throw HostError(fmt::format("pipe: {}", std::strerror(errno)));
+    sys::Pipe pipe;
+    try {
+        pipe = sys::make_pipe();
+    } catch (const std::system_error& e) {
+        throw HostError(e.what());
+    }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, pipe.write.get(), 1);
     pid_t pid = 0;
     int rc = posix_spawnp(&pid, "perf", &fa, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&fa);
-    ::close(fds[1]);
-    if (rc != 0) {
-        ::close(fds[0]);
-        throw HostError(fmt::format("cannot run perf: {}", std::strerror(rc)));
-    }
+    pipe.write.reset();
+    if (rc != 0) throw HostError(fmt::format("cannot run perf: {}", std::strerror(rc)));
     std::string out;
     char buf[65536];
-    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) != 0;) {
+    bool too_big = false;
+    for (ssize_t n; (n = ::read(pipe.read.get(), buf, sizeof buf)) != 0;) {
         if (n < 0 && errno == EINTR) continue;
-        if (n < 0 || out.size() + size_t(n) > kMaxScriptBytes) break;
+        if (n < 0) break;
+        if (out.size() + size_t(n) > kMaxScriptBytes) {
+            too_big = true;
+            break;
+        }
         out.append(buf, size_t(n));
     }
-    ::close(fds[0]);
+    pipe.read.reset();  // a perf still writing gets SIGPIPE
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    // The size first: cut off, perf dies of SIGPIPE, which is not the reason.
+    if (too_big) throw UsageError(fmt::format("{}: perf script printed over {} GiB", file, kMaxScriptBytes >> 30));
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
         throw UsageError(fmt::format("{}: perf script failed (exit {}): not a perf.data it can read", file,
                                      WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status)));
-    if (out.size() + sizeof buf > kMaxScriptBytes)
-        throw UsageError(fmt::format("{}: perf script printed over {} GiB", file, kMaxScriptBytes >> 30));
     return out;
 }
 

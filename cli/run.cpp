@@ -30,7 +30,7 @@
 #include "env/host_env.h"
 #include "guest/abi.h"
 #include "report/exporter.h"
-#include "report/file.h"
+#include "sys/file.h"
 #include "suite/registry.h"
 #include "suite/runner.h"
 #include "vmm/boot.h"
@@ -237,7 +237,7 @@ RunPlan plan_run(const RunArgs& a) {
 
 void require_writable(const std::string& path) {
     try {
-        report::check_writable(path);
+        sys::check_writable(path);
     } catch (const std::exception& e) {
         throw UsageError(e.what());
     }

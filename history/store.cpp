@@ -1,6 +1,8 @@
 #include "history/store.h"
 
 #include <algorithm>
+#include <cctype>
+#include <fstream>
 #include <chrono>
 #include <thread>
 #include <cstdlib>
@@ -9,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
+#include "history/path.h"
 #include "report/json.h"
 #include "stats/summary.h"
 
@@ -57,11 +60,16 @@ const char* const kMigrations[] = {
 };
 static_assert(std::size(kMigrations) == kStoreVersion);
 
+// Every error after the store is open names it.
+StoreError db_error(sqlite3* db) {
+    return StoreError(fmt::format("history database {}: {}", sqlite3_db_filename(db, "main"), sqlite3_errmsg(db)));
+}
+
 class Stmt {
 public:
     Stmt(sqlite3* db, const char* sql) : db_(db) {
         if (sqlite3_prepare_v2(db, sql, -1, &s_, nullptr) != SQLITE_OK)
-            throw StoreError(fmt::format("history database: {}", sqlite3_errmsg(db)));
+            throw db_error(db);
     }
     ~Stmt() { sqlite3_finalize(s_); }
     Stmt(const Stmt&) = delete;
@@ -80,7 +88,7 @@ public:
         int rc = sqlite3_step(s_);
         if (rc == SQLITE_ROW) return true;
         if (rc == SQLITE_DONE) return false;
-        throw StoreError(fmt::format("history database: {}", sqlite3_errmsg(db_)));
+        throw db_error(db_);
     }
     std::string text(int c) {
         auto* p = sqlite3_column_text(s_, c);
@@ -91,7 +99,7 @@ public:
 
 private:
     Stmt& check(int rc) {
-        if (rc != SQLITE_OK) throw StoreError(fmt::format("history database: {}", sqlite3_errmsg(db_)));
+        if (rc != SQLITE_OK) throw db_error(db_);
         return *this;
     }
     sqlite3* db_;
@@ -159,15 +167,23 @@ std::string default_path() {
 }
 
 Store::Store(const std::string& path, Mode mode) : path_(path) {
+    check_db_path(path);
     std::error_code ec;
-    if (mode == Mode::ReadOnly && !fs::exists(path, ec))
+    bool exists = fs::exists(path, ec);
+    if (mode != Mode::ReadWrite && !exists)
         throw StoreError(fmt::format("no history database at {} (run saves there by default, or name one with --db)", path));
+    if (exists && !fs::is_regular_file(path, ec))
+        throw StoreError(fmt::format("history database {}: not a regular file", path));
     if (mode == Mode::ReadWrite && fs::path(path).has_parent_path()) {
         fs::create_directories(fs::path(path).parent_path(), ec);
         if (ec) throw StoreError(fmt::format("cannot create {}: {}", fs::path(path).parent_path().string(), ec.message()));
     }
-    int flags = mode == Mode::ReadOnly ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-    if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
+    bool reads = mode == Mode::ReadOnly || mode == Mode::Check;
+    int flags = SQLITE_OPEN_URI | (reads                  ? SQLITE_OPEN_READONLY
+                                   : mode == Mode::Modify ? SQLITE_OPEN_READWRITE
+                                                          : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    std::string uri = file_uri(path) + (reads && reads_as_immutable(path) ? "?immutable=1" : "");
+    if (sqlite3_open_v2(uri.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
         std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
         sqlite3_close(db_);
         db_ = nullptr;
@@ -180,7 +196,8 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
     } catch (const StoreError& e) {
         sqlite3_close(db_);
         db_ = nullptr;
-        throw StoreError(fmt::format("{}: {}", path, e.what()));
+        std::string why = e.what();
+        throw StoreError(why.starts_with("history database ") ? why : fmt::format("history database {}: {}", path, why));
     }
 }
 
@@ -191,7 +208,7 @@ void Store::exec(const std::string& sql) {
     if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
         std::string why = err ? err : sqlite3_errmsg(db_);
         sqlite3_free(err);
-        throw StoreError(why);
+        throw StoreError(fmt::format("history database {}: {}", path_, why));
     }
 }
 
@@ -210,7 +227,7 @@ void Store::migrate(Mode mode) {
         throw;
     }
     refuse_foreign(sh);
-    if (sh.version == kStoreVersion) return;
+    if (sh.version == kStoreVersion || mode == Mode::Check) return;
     if (mode == Mode::ReadOnly)
         throw StoreError(sh.tables == 0 ? "empty: no run has been saved to it"
                                         : fmt::format("history schema version {} needs migrating; a run that "

@@ -24,6 +24,23 @@ inline constexpr int kStoreVersion = 2;
 // $XDG_DATA_HOME/exitbench/history.db, else ~/.local/share/exitbench/history.db.
 std::string default_path();
 
+// --db is a path. SQLite would take "" and ":memory:" as a private
+// in-memory store and "file:..." as a URI (mode=memory, nolock, immutable):
+// a run "saved" there would be lost. Throws StoreError; ./NAME means a file.
+void check_db_path(const std::string& path);
+
+// Before a long run: a save to `path` could succeed (the store is absent
+// and its directory can be made and written, or it is an exitbench store
+// this build can write). Throws StoreError naming what is wrong.
+void check_save_target(const std::string& path);
+
+// Saves one run to the store at `path`, creating the store if need be. A new
+// store is made beside `path` and moved into place with the run in it, so a
+// failed first save (a full disk) leaves no empty store behind. Throws
+// StoreError naming the path.
+int64_t save_run(const std::string& path, const suite::RunReport& r, const std::string& label,
+                 const std::string& note);
+
 struct RunRow {
     int64_t id = 0;
     std::string timestamp_utc, hostname, kernel_release, boot_id, tool_version, label, note;
@@ -45,8 +62,13 @@ struct TrendPoint {
 
 class Store {
 public:
-    enum class Mode { ReadWrite, ReadOnly };  // ReadWrite creates the file and its directory
-    // Throws StoreError for a missing, corrupt, foreign or newer store.
+    // ReadWrite creates the file and its directory; Modify writes to an
+    // existing store only; ReadOnly never writes, nor creates any file
+    // (not even SQLite's -wal and -shm beside the store); Check is ReadOnly
+    // that lets an empty or older store pass: a save could go there.
+    enum class Mode { ReadWrite, Modify, ReadOnly, Check };
+    // Throws StoreError for a missing, corrupt, foreign or newer store, and
+    // for a path SQLite would take as something else (see check_db_path).
     Store(const std::string& path, Mode mode);
     ~Store();
     Store(const Store&) = delete;

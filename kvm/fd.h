@@ -1,29 +1,7 @@
-// Owning file descriptor: the only place kvm/ closes fds.
+// kvm/ closes its fds through the project's one owning fd type.
 #pragma once
-#include <unistd.h>
-#include <utility>
+#include "sys/fd.h"
 
 namespace eb::kvm {
-
-class Fd {
-public:
-    Fd() = default;
-    explicit Fd(int fd) : fd_(fd) {}
-    Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-    Fd& operator=(Fd&& o) noexcept {
-        if (this != &o) { reset(); fd_ = std::exchange(o.fd_, -1); }
-        return *this;
-    }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    ~Fd() { reset(); }
-
-    int get() const { return fd_; }
-    bool valid() const { return fd_ >= 0; }
-    void reset() { if (fd_ >= 0) ::close(fd_); fd_ = -1; }
-
-private:
-    int fd_ = -1;
-};
-
-} // namespace eb::kvm
+using Fd = sys::Fd;
+}

@@ -86,7 +86,9 @@ struct Parser {
     }
 
     void exit_or_entry(std::string_view tp, const std::vector<std::string_view>& f, Event& e) {
-        e.vcpu = uint32_t(need(f.size() > 1 && f[0] == "vcpu" ? num(f[1]) : std::nullopt));
+        uint64_t vcpu = need(f.size() > 1 && f[0] == "vcpu" ? num(f[1]) : std::nullopt);
+        if (vcpu > UINT32_MAX) bad(fmt::format("vcpu {} is out of range (a vCPU id is 32 bits)", vcpu));  // not wrapped
+        e.vcpu = uint32_t(vcpu);
         vcpu_of[e.tid] = e.vcpu;
         if (tp == "kvm_entry") {
             e.type = EventType::Entry;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <set>
 #include <fmt/format.h>
 #include <optional>
 
@@ -143,7 +144,10 @@ Row to_row(Mode m, const ParsedRow& p, size_t lineno) {
     r.min_ns = uint64_t(std::llround(p.min_us * 1000));
     r.max_ns = uint64_t(std::llround(p.max_us * 1000));
     r.mean_ns = p.avg_us * 1000;
-    r.total_ns = uint64_t(std::llround(r.mean_ns * double(r.count)));
+    double total = r.mean_ns * double(r.count);
+    if (total >= 0x1p63)  // llround would overflow
+        throw PerfTextError(fmt::format("line {}: {} samples of {}us add up past 2^63 ns", lineno, p.samples, p.avg_us));
+    r.total_ns = uint64_t(std::llround(total));
     double s = p.rel_pct / 100 * r.mean_ns * std::sqrt(double(r.count));  // rel SE = s / sqrt(n) / mean
     r.m2 = r.count > 1 ? s * s * double(r.count - 1) : 0;
     return r;
@@ -207,9 +211,14 @@ Report read_table(Mode m, Lines& in, std::string_view source) {
         throw PerfTextError(fmt::format("line {}: a {} table with no rows and no 'Total Samples:0' footer", title,
                                         mode_name(m)));
     if (m == Mode::VmExit && !rep.rows.empty()) key_exit_rows(rep, title);
+    std::set<std::pair<uint64_t, uint32_t>> keys;
     for (const Row& r : rep.rows) {
-        rep.total_samples += r.count;
-        rep.total_time_ns += r.total_ns;
+        if (!keys.insert({r.key, r.info}).second)
+            throw PerfTextError(fmt::format("line {}: the {} table has two rows for '{}'", title, mode_name(m), r.name));
+        // Sums that wrapped read 2048 rows of 2^53 samples as 0, and a footer of 0 agreed.
+        if (__builtin_add_overflow(rep.total_samples, r.count, &rep.total_samples) ||
+            __builtin_add_overflow(rep.total_time_ns, r.total_ns, &rep.total_time_ns))
+            throw PerfTextError(fmt::format("line {}: the {} table's rows add up past 2^64", title, mode_name(m)));
     }
     if (footer && *footer != rep.total_samples)
         throw PerfTextError(fmt::format("line {}: the footer says {} samples, the {} rows add up to {}", in.lineno,

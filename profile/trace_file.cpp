@@ -4,13 +4,12 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
-#include <filesystem>
 #include <stdexcept>
 #include <sys/stat.h>
-#include <system_error>
 #include <unistd.h>
 
-#include "report/durable.h"
+#include "sys/file.h"
+#include "sys/io.h"
 
 namespace eb::profile {
 
@@ -173,25 +172,6 @@ void pread_all(int fd, void* dst, size_t n, uint64_t off, const std::string& src
     }
 }
 
-struct Fd {
-    int fd;
-    ~Fd() {
-        if (fd >= 0) ::close(fd);
-    }
-};
-
-void write_all(int fd, const void* data, size_t n, uint64_t off) {
-    auto* p = static_cast<const uint8_t*>(data);
-    while (n > 0) {
-        ssize_t w = ::pwrite(fd, p, n, static_cast<off_t>(off));
-        if (w < 0 && errno == EINTR) continue;
-        if (w < 0) throw std::system_error(errno, std::generic_category());
-        p += w;
-        n -= static_cast<size_t>(w);
-        off += static_cast<uint64_t>(w);
-    }
-}
-
 void put_u32(std::string& out, uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); }
 void put_u64(std::string& out, uint64_t v) { out.append(reinterpret_cast<const char*>(&v), 8); }
 
@@ -246,69 +226,49 @@ TraceFile read_trace_bytes(std::span<const uint8_t> bytes) {
 }
 
 TraceFile read_trace(const std::string& path) {
-    Fd fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-    if (fd.fd < 0) bad(path, std::string("cannot open: ") + std::strerror(errno));
+    sys::Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd.valid()) bad(path, std::string("cannot open: ") + std::strerror(errno));
     struct stat st {};
-    if (::fstat(fd.fd, &st) < 0) bad(path, std::string("cannot stat: ") + std::strerror(errno));
+    if (::fstat(fd.get(), &st) < 0) bad(path, std::string("cannot stat: ") + std::strerror(errno));
     if (!S_ISREG(st.st_mode)) bad(path, "not a regular file");
     auto size = static_cast<uint64_t>(st.st_size);
 
     uint8_t fixed[kFixedBytes];
     size_t n = static_cast<size_t>(std::min<uint64_t>(size, kFixedBytes));
-    pread_all(fd.fd, fixed, n, 0, path);
+    pread_all(fd.get(), fixed, n, 0, path);
     Fixed f = parse_fixed({fixed, n}, size, path);
     std::vector<uint8_t> head(f.header_bytes);
-    pread_all(fd.fd, head.data(), head.size(), 0, path);
+    pread_all(fd.get(), head.data(), head.size(), 0, path);
     TraceFile t;
     t.header = parse_fields(head, f, path);
     check_body(size, f, path);
     t.events.resize(f.record_count);
-    pread_all(fd.fd, t.events.data(), f.record_count * sizeof(Event), f.header_bytes, path);
+    pread_all(fd.get(), t.events.data(), f.record_count * sizeof(Event), f.header_bytes, path);
     check_events(t.events, path);
     return t;
 }
 
 TraceWriter::TraceWriter(const std::string& path, const TraceHeader& header) : path_(path) {
     std::string head = encode_header(header);
-    namespace fs = std::filesystem;
-    fs::path p(path);
-    fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
-    std::string pat = (dir / ("." + p.filename().string() + ".XXXXXX")).string();
-    std::vector<char> name(pat.begin(), pat.end());
-    name.push_back('\0');
-    fd_ = ::mkstemp(name.data());
-    if (fd_ < 0 && errno == ENOENT)
-        throw std::runtime_error("cannot write " + path + ": directory " + dir.string() + " does not exist");
-    if (fd_ < 0) fail("create a temporary file", errno);
-    temp_ = name.data();
-    try {
-        write_all(fd_, head.data(), head.size(), 0);
-    } catch (const std::system_error& e) {
-        fail("write", e.code().value());
-    }
+    // 0600 whatever the umask: with -a a trace holds every VM's exits, not only the user's.
+    out_ = std::make_unique<sys::OutputFile>(path, 0600);
+    write_at(head.data(), head.size(), 0);
     off_ = head.size();
     buf_.reserve(64 * 1024);
     lost_total_ = header.lost_events;
 }
 
-TraceWriter::~TraceWriter() {
-    if (fd_ >= 0) {
-        ::close(fd_);
-        ::unlink(temp_.c_str());
-    }
-}
+TraceWriter::~TraceWriter() = default;
 
-void TraceWriter::fail(const char* what, int err) {
-    if (fd_ >= 0) {
-        ::close(fd_);
-        ::unlink(temp_.c_str());
-        fd_ = -1;
+void TraceWriter::write_at(const void* data, size_t n, uint64_t off) {
+    if (int e = sys::pwrite_all(out_->fd(), data, n, off)) {
+        auto out = std::move(out_);  // a failed writer takes no more events
+        out->fail("write", e);
     }
-    throw std::runtime_error("cannot write " + path_ + ": " + what + ": " + std::strerror(err));
 }
 
 void TraceWriter::add(const Event& e) {
-    if (fd_ < 0) throw std::runtime_error("cannot write " + path_ + ": trace already finished or failed");
+    if (!out_) throw std::runtime_error("cannot write " + path_ + ": trace already finished or failed");
     auto t = static_cast<uint8_t>(e.type);
     if (!valid_event_type(t)) throw std::invalid_argument("event type " + std::to_string(t) + " is not an EventType");
     if (e.type == EventType::Lost) lost_records_ = sat_add(lost_records_, e.a);
@@ -320,42 +280,19 @@ void TraceWriter::set_lost_events(uint64_t total) { lost_total_ = total; }
 
 void TraceWriter::flush() {
     if (buf_.empty()) return;
-    try {
-        write_all(fd_, buf_.data(), buf_.size() * sizeof(Event), off_);
-    } catch (const std::system_error& e) {
-        fail("write", e.code().value());
-    }
+    write_at(buf_.data(), buf_.size() * sizeof(Event), off_);
     off_ += buf_.size() * sizeof(Event);
     count_ += buf_.size();
     buf_.clear();
 }
 
 void TraceWriter::finish() {
-    if (fd_ < 0) throw std::runtime_error("cannot write " + path_ + ": trace already finished or failed");
+    if (!out_) throw std::runtime_error("cannot write " + path_ + ": trace already finished or failed");
     flush();
     uint64_t counts[2] = {count_, std::max(lost_total_, lost_records_)};
-    try {
-        write_all(fd_, counts, sizeof counts, kCountOffset);
-    } catch (const std::system_error& e) {
-        fail("write", e.code().value());
-    }
-    // The file stays 0600, as mkstemp made it: with -a it holds every VM's
-    // exits, not only the user's.
-    if (::fsync(fd_) < 0) fail("fsync", errno);
-    if (::close(fd_) < 0) {
-        fd_ = -1;
-        int e = errno;
-        ::unlink(temp_.c_str());
-        throw std::runtime_error("cannot write " + path_ + ": close: " + std::strerror(e));
-    }
-    fd_ = -1;
-    if (::rename(temp_.c_str(), path_.c_str()) < 0) {
-        int e = errno;
-        ::unlink(temp_.c_str());
-        throw std::runtime_error("cannot write " + path_ + ": rename: " + std::strerror(e));
-    }
-    if (int e = report::fsync_parent_dir(path_))
-        throw std::runtime_error("cannot write " + path_ + ": fsync its directory: " + std::strerror(e));
+    write_at(counts, sizeof counts, kCountOffset);
+    auto out = std::move(out_);
+    out->commit();
 }
 
 } // namespace eb::profile

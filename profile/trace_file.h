@@ -17,11 +17,13 @@
 // The file size must be exactly header_bytes + record_count * 40.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "profile/event.h"
+#include "sys/file.h"
 
 namespace eb::profile {
 
@@ -55,10 +57,10 @@ struct TraceFile {
 TraceFile read_trace(const std::string& path);
 TraceFile read_trace_bytes(std::span<const uint8_t> bytes);
 
-// Streams events to `path`: written to a temporary file in the same
-// directory, and only finish() fsyncs it, rewrites the counts in the header
-// and renames it over `path`. Destroyed unfinished, it removes the temporary
-// file and `path` is untouched. Throws std::runtime_error on I/O errors and
+// Streams events to `path` through a sys::OutputFile: only finish()
+// rewrites the counts in the header and publishes the file (renamed over a
+// regular file, copied into a device or FIFO). Destroyed unfinished, it
+// leaves `path` untouched and no temporary file behind. Throws std::runtime_error on I/O errors and
 // std::invalid_argument on a header or event no reader would accept.
 class TraceWriter {
 public:
@@ -76,11 +78,10 @@ public:
 
 private:
     void flush();
-    [[noreturn]] void fail(const char* what, int err);
+    void write_at(const void* data, size_t n, uint64_t off);
 
     std::string path_;
-    std::string temp_;
-    int fd_ = -1;
+    std::unique_ptr<sys::OutputFile> out_;  // null once finished or failed
     std::vector<Event> buf_;
     uint64_t off_ = 0;  // where the next record goes
     uint64_t count_ = 0;

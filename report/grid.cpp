@@ -1,12 +1,30 @@
 #include "report/grid.h"
 
 #include <algorithm>
+#include <regex>
 
 #include "report/sanitize.h"
 
 namespace eb::report {
 
+namespace {
+
+// A plain decimal number, as num() writes them: -12.5, 3e-05.
+bool is_number(std::string_view s) {
+    static const std::regex number(R"([+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)");
+    return std::regex_match(s.begin(), s.end(), number);
+}
+
+} // namespace
+
 std::string csv_field(std::string_view s) {
+    // A spreadsheet runs a cell starting = + - @ (or tab, CR) as a formula:
+    // a quote first makes it text. Numbers, negative ones too, stay numbers.
+    std::string guarded;
+    if (!s.empty() && std::string_view("=+-@\t\r").find(s[0]) != std::string_view::npos && !is_number(s)) {
+        guarded = "'" + std::string(s);
+        s = guarded;
+    }
     if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
     std::string out = "\"";
     for (char c : s) {

@@ -14,7 +14,8 @@ struct Grid {
     std::vector<std::vector<std::string>> rows;
 };
 
-// A field quoted when it holds a comma, quote, CR or LF; quotes doubled.
+// A field quoted when it holds a comma, quote, CR or LF; quotes doubled. Text
+// starting = + - @ (tab, CR) gets a leading ' so a spreadsheet does not run it.
 std::string csv_field(std::string_view s);
 // Header row, then one line per row, CRLF-terminated as RFC 4180 says.
 std::string to_csv(const Grid& g);

@@ -106,13 +106,15 @@ Grid profile_grid(const profile::Report& p) {
                            {"time_pct", true}, {"min_us", true}, {"p50_us", true}, {"p99_us", true},
                            {"max_us", true}, {"mean_us", true}, {"rel_sem_pct", true}});
     auto share = [](double part, uint64_t whole) { return whole ? part / double(whole) * 100 : 0.0; };
+    // An imported perf table has no durations: its percentiles are missing, not 0.
+    auto pct = [&](double ns) { return p.imported.empty() ? num(ns / 1e3, 3) : std::string(); };
     for (const auto& row : p.rows) {
         std::vector<std::string> cells{row.name, std::string(profile::event_type_name(row.type)),
                                        std::to_string(row.count), num(share(double(row.count), p.total_samples), 2)};
         if (row.timed && p.degraded.empty())
             cells.insert(cells.end(), {num(share(double(row.total_ns), p.total_time_ns), 2),
-                                       num(double(row.min_ns) / 1e3, 3), num(row.p50_ns / 1e3, 3),
-                                       num(row.p99_ns / 1e3, 3), num(double(row.max_ns) / 1e3, 3),
+                                       num(double(row.min_ns) / 1e3, 3), pct(row.p50_ns),
+                                       pct(row.p99_ns), num(double(row.max_ns) / 1e3, 3),
                                        num(row.mean_ns / 1e3, 3), num(row.rel_sem_pct(), 2)});
         else
             cells.resize(cells.size() + 7);

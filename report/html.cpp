@@ -7,6 +7,7 @@
 
 #include "report/exporter.h"
 #include "report/html.h"
+#include "report/sha256.h"
 #include "report/views.h"
 #include "stats/inference.h"
 #include "stats/summary.h"
@@ -52,6 +53,14 @@ std::string list(const std::vector<std::string>& items) {
     return out + "</ul>\n";
 }
 
+// Only the page's own two inline scripts may run: their hashes, not
+// 'unsafe-inline', so markup that slipped into the page could run nothing.
+const std::string& script_sources() {
+    static const std::string s = fmt::format("'sha256-{}' 'sha256-{}'", sha256_base64(html::chartjs()),
+                                             sha256_base64(html::page_script()));
+    return s;
+}
+
 // The page around its sections; `plots` become canvases the script draws.
 struct Page {
     std::string title, body;
@@ -68,18 +77,20 @@ struct Page {
     std::string html() const {
         // Strings from result files may not be UTF-8: replaced, not fatal.
         std::string data = json{{"plots", plots}}.dump(-1, ' ', false, json::error_handler_t::replace);
-        // Inside <script>, "</" could end the element: JSON may spell it "<\/".
-        for (size_t at = 0; (at = data.find("</", at)) != std::string::npos; at += 3) data.replace(at, 2, "<\\/");
+        // Inside <script>, "</" ends the element and "<!--" starts the parser's
+        // escaped states, which can swallow the scripts after it: no '<' at
+        // all. JSON has '<' only inside strings, where \u003c spells it.
+        for (size_t at = 0; (at = data.find('<', at)) != std::string::npos; at += 6) data.replace(at, 1, "\\u003c");
         return fmt::format(
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; "
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src {}; "
             "style-src 'unsafe-inline'; img-src data:\">\n<title>{}</title>\n<style>{}</style>\n</head><body>\n"
             "<h1>{}</h1>\n{}"
             "<details><summary>Plots drawn with Chart.js (MIT/Expat license), inlined from Debian's libjs-chart.js"
             "</summary><pre>{}</pre></details>\n"
             "<pre id=\"eb-check\"></pre>\n<script id=\"eb-data\" type=\"application/json\">{}</script>\n"
             "<script>{}</script>\n<script>{}</script>\n</body></html>\n",
-            esc(title), html::page_style(), esc(title), body, esc(html::chartjs_license()), data, html::chartjs(),
+            script_sources(), esc(title), html::page_style(), esc(title), body, esc(html::chartjs_license()), data, html::chartjs(),
             html::page_script());
     }
 };

@@ -255,17 +255,28 @@ suite::RunSettings settings_from(const json& s, int version) {
 }
 
 // Version 1 kept one session's repeats flat; version 2 keeps every session.
+// Cycles per iteration are positive: a sample <= 0 (or NaN) would reach the
+// log-scale statistics as NaN or -inf.
+std::vector<double> samples_of(const json& j, const json& t, const char* where) {
+    auto xs = numbers<double>(j, "samples_cycles_per_iter", where);
+    for (double x : xs)
+        if (!(x > 0))
+            throw std::runtime_error(fmt::format("test \"{}\": sample {} in samples_cycles_per_iter is not a positive "
+                                                 "cycle count", t.value("name", std::string("?")), x));
+    return xs;
+}
+
 std::vector<suite::SessionSamples> sessions_from(const json& t, int version, uint64_t iterations) {
     std::vector<suite::SessionSamples> out;
     if (version == 1) {
-        auto xs = numbers<double>(t, "samples_cycles_per_iter", "a result");
+        auto xs = samples_of(t, t, "a result");
         if (!xs.empty()) out.push_back({std::move(xs), iterations});
         return out;
     }
     const json& ss = member(t, "sessions", "a result");
     if (!ss.is_array()) wrong_type("sessions", "a result");
     for (const json& s : ss) {
-        auto xs = numbers<double>(s, "samples_cycles_per_iter", "a session");
+        auto xs = samples_of(s, t, "a session");
         if (!xs.empty()) out.push_back({std::move(xs), field<uint64_t>(s, "iterations_per_batch", "a session")});
     }
     return out;

@@ -51,10 +51,48 @@ std::optional<KutLine> result_line(std::string_view raw, size_t lineno) {
     if (!numeric) return std::nullopt;
     int64_t v = 0;
     auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-    if (ec != std::errc() || end != value.data() + value.size() || v < 0 || v > kKutMaxCycles)
-        throw KutFormatError(fmt::format("line {}: '{}' is not a cycle count vmexit.flat prints (0 to {})", lineno,
-                                         std::string(value.substr(0, 40)), kKutMaxCycles));
+    // 0 is no time at all: its log would reach the statistics as -inf.
+    if (ec != std::errc() || end != value.data() + value.size() || v <= 0 || v > kKutMaxCycles)
+        throw KutFormatError(fmt::format("line {}: {} '{}' is not a cycle count vmexit.flat prints (1 to {})", lineno,
+                                         spec->name, std::string(value.substr(0, 40)), kKutMaxCycles));
     return KutLine{spec->name, v, lineno};
+}
+
+// run_tests.sh's first line: "timeout ... qemu-system-x86_64 ... -kernel
+// x86/vmexit.flat ... -append NAMES # -initrd ...". The vmexit.flat tests named.
+std::vector<std::string> appended_tests(std::string_view line) {
+    std::vector<std::string> out;
+    auto at = line.find(" -append ");
+    if (line.find("vmexit.flat") == std::string_view::npos || at == std::string_view::npos) return out;
+    auto rest = line.substr(at + 9);
+    rest = rest.substr(0, rest.find(" #"));
+    for (size_t i = 0; i < rest.size();) {
+        size_t j = std::min(rest.find(' ', i), rest.size());
+        auto word = trim(rest.substr(i, j - i));
+        if (word.size() > 1 && word.front() == '\'' && word.back() == '\'') word = word.substr(1, word.size() - 2);
+        if (const auto* spec = suite::find_test(word); spec && !spec->internal) out.push_back(spec->name);
+        i = j + 1;
+    }
+    return out;
+}
+
+// Tests QEMU's command line named that printed no result: QEMU was killed
+// (run_tests.sh's timeout: "terminating on signal 15 ... (timeout)") or ended.
+void add_unfinished(KutOutput& out, std::string_view text) {
+    auto first = text.substr(0, text.find('\n'));
+    auto named = appended_tests(first);
+    std::string why;
+    if (auto t = text.find("terminating on signal"); t != std::string_view::npos) {
+        auto start = text.rfind('\n', t);
+        start = start == std::string_view::npos ? 0 : start + 1;
+        why = std::string(trim(text.substr(start, text.find('\n', t) - start)));
+    }
+    if (named.empty() || (why.empty() && !out.tests.empty())) return;
+    if (why.empty()) why = "QEMU ended before the test printed a result";
+    for (const auto& name : named) {
+        bool seen = std::any_of(out.tests.begin(), out.tests.end(), [&](const KutLine& l) { return l.name == name; });
+        if (!seen) out.tests.push_back({name, std::nullopt, 1, "no result in the run_tests.sh log: " + why.substr(0, 200)});
+    }
 }
 
 } // namespace
@@ -71,6 +109,7 @@ KutOutput parse_kut(std::string_view text) {
         else ++out.other_lines;
         at = nl + 1;
     }
+    add_unfinished(out, text);
     if (out.tests.empty())
         throw KutFormatError(fmt::format("no vmexit.flat result line ('NAME CYCLES' or 'NAME (skipped)', NAME a "
                                          "vmexit.flat test) among its {} lines", lineno));
@@ -91,6 +130,13 @@ suite::RunReport kut_report(const KutOutput& k, const KutSource& src) {
             it->exits.kind = "unknown";
             it->exits.source = "kvm-unit-tests";
             it->exits.note = "imported from kvm-unit-tests: its exits are not verified";
+        }
+        if (!line.unfinished.empty()) {
+            if (it->sessions.empty()) {
+                it->status = suite::Status::Hung;
+                it->detail = line.unfinished;
+            }
+            continue;
         }
         if (!line.cycles) {
             if (it->sessions.empty()) {

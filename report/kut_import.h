@@ -20,8 +20,9 @@ struct KutFormatError : std::runtime_error {
 
 struct KutLine {
     std::string name;               // exitbench's name (aliases resolved), as vmexit.flat's
-    std::optional<int64_t> cycles;  // nullopt: "(skipped)"
+    std::optional<int64_t> cycles;  // nullopt: "(skipped)", or did not finish
     size_t line = 0;                // 1-based, in the file
+    std::string unfinished;         // non-empty: run_tests.sh ran it and it printed no result; why, from the log
 };
 
 struct KutOutput {
@@ -34,8 +35,11 @@ inline constexpr int64_t kKutMaxCycles = 2147483647;
 // A console log bigger than this is not a vmexit.flat log.
 inline constexpr size_t kKutMaxBytes = 64u << 20;
 
-// Throws KutFormatError for an empty or binary file, a file with no result
-// line, or a result whose number vmexit.flat cannot have printed.
+// A run_tests.sh log names its tests on QEMU's command line (-append): one
+// that printed no result before QEMU was killed (its timeout) or ended is
+// an unfinished test, with the log's reason. Throws KutFormatError for an
+// empty or binary file, a file with neither a result line nor such a test,
+// or a result whose number vmexit.flat cannot have printed.
 KutOutput parse_kut(std::string_view text);
 
 // Where an import came from, kept in the result's provenance.
@@ -46,7 +50,9 @@ struct KutSource {
 
 // One run: each test one session of one sample (a name seen again in the same
 // file adds a repeat to that session, as it ran in the same VM). Skipped
-// lines are skipped results. Provenance other than `imported` is left to the caller.
+// lines are skipped results, unfinished tests hung ones, as exitbench records
+// a test that stops making progress. Provenance other than `imported` is left
+// to the caller.
 suite::RunReport kut_report(const KutOutput& k, const KutSource& src);
 
 } // namespace eb::report

@@ -14,15 +14,45 @@
 
 namespace eb::report {
 
+namespace {
+
+// The length of the well-formed UTF-8 sequence of a character from U+00A0
+// up at s[i] (RFC 3629: no overlong forms, surrogates or C1 controls), else 0.
+size_t utf8_char(std::string_view s, size_t i) {
+    auto at = [&](size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
+    auto cont = [&](size_t k, unsigned lo = 0x80, unsigned hi = 0xbf) { return at(k) >= lo && at(k) <= hi; };
+    unsigned c = at(0);
+    if (c == 0xc2) return cont(1, 0xa0) ? 2 : 0;
+    if (c >= 0xc3 && c <= 0xdf) return cont(1) ? 2 : 0;
+    if (c == 0xe0) return cont(1, 0xa0) && cont(2) ? 3 : 0;
+    if (c == 0xed) return cont(1, 0x80, 0x9f) && cont(2) ? 3 : 0;
+    if (c >= 0xe1 && c <= 0xef) return cont(1) && cont(2) ? 3 : 0;
+    if (c == 0xf0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
+    if (c >= 0xf1 && c <= 0xf3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
+    if (c == 0xf4) return cont(1, 0x80, 0x8f) && cont(2) && cont(3) ? 4 : 0;
+    return 0;
+}
+
+} // namespace
+
 std::string metric_label_value(std::string_view s) {
+    // Label values may be any UTF-8: "tést" and "tüst" stay apart. Other
+    // bytes and controls are spelled \xNN (escaped for the format), so they
+    // stay apart too and the file stays valid UTF-8.
     std::string out;
-    for (char ch : s) {
-        auto c = static_cast<unsigned char>(ch);
+    for (size_t i = 0; i < s.size();) {
+        auto c = static_cast<unsigned char>(s[i]);
+        if (size_t n = c >= 0x80 ? utf8_char(s, i) : 0) {
+            out.append(s.substr(i, n));
+            i += n;
+            continue;
+        }
         if (c == '\\') out += "\\\\";
         else if (c == '"') out += "\\\"";
         else if (c == '\n') out += "\\n";
-        else if (c < 0x20 || c >= 0x7f) out += '?';  // keeps the file valid UTF-8 whatever a result file held
-        else out += ch;
+        else if (c < 0x20 || c >= 0x7f) out += fmt::format("\\\\x{:02x}", c);
+        else out += static_cast<char>(c);
+        ++i;
     }
     return out;
 }
@@ -107,14 +137,16 @@ void run_metrics(Metrics& m, const suite::RunReport& r) {
 void compare_metrics(Metrics& m, const Comparison& c) {
     m.family("exitbench_compare_cycles", "gauge", "geometric mean of the unit medians, cycles per iteration");
     for (const auto& t : c.report.tests)
-        for (const auto& k : t.configs)
-            m.sample("exitbench_compare_cycles", {{"test", t.test}, {"config", k.label}}, k.unit_medians.empty() ? NAN : k.center);
+        for (size_t i = 0; i < t.configs.size(); ++i)  // position: a file compared with itself is two series
+            m.sample("exitbench_compare_cycles", {{"test", t.test}, {"config", t.configs[i].label},
+                                                  {"position", std::to_string(i)}},
+                     t.configs[i].unit_medians.empty() ? NAN : t.configs[i].center);
     // Each family's samples stay together, as the format requires.
     auto each = [&](auto&& f) {
         for (const auto& t : c.report.tests)
             for (size_t i = 0; i < t.vs_first.size(); ++i)
                 f(t.vs_first[i], Labels{{"test", t.test}, {"config", t.configs[i + 1].label},
-                                        {"reference", t.configs[0].label}});
+                                        {"position", std::to_string(i + 1)}, {"reference", t.configs[0].label}});
     };
     m.family("exitbench_compare_ratio", "gauge", "ratio of geometric means, config / reference");
     each([&](const suite::Effect& e, const Labels& l) { m.sample("exitbench_compare_ratio", l, e.ratio); });
@@ -142,8 +174,10 @@ void profile_metrics(Metrics& m, const profile::Report& p) {
     for (const auto& row : p.rows) {
         if (!row.timed) continue;
         Labels l = with(base, {{"reason", row.name}});
-        m.sample("exitbench_profile_handling_seconds", with(l, {{"quantile", "0.5"}}), row.p50_ns / 1e9);
-        m.sample("exitbench_profile_handling_seconds", with(l, {{"quantile", "0.99"}}), row.p99_ns / 1e9);
+        if (p.imported.empty()) {  // an imported perf table has no quantiles: no series rather than 0
+            m.sample("exitbench_profile_handling_seconds", with(l, {{"quantile", "0.5"}}), row.p50_ns / 1e9);
+            m.sample("exitbench_profile_handling_seconds", with(l, {{"quantile", "0.99"}}), row.p99_ns / 1e9);
+        }
         m.sample("exitbench_profile_handling_seconds_sum", l, double(row.total_ns) / 1e9);
         m.sample("exitbench_profile_handling_seconds_count", l, double(row.count));
     }

@@ -2,11 +2,15 @@
 // every file complete even with stdout closed, paths checked before anything
 // runs, promtool on real metrics, and the HTML opened in headless Chromium.
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "cli_runner.h"
 #include "tests/paths.h"
@@ -48,6 +52,20 @@ void expect_complete(const TempDir& dir, const std::string& base, size_t rows) {
     auto prom = slurp(dir.file(base + ".openmetrics"));
     EXPECT_EQ(prom.rfind("# HELP exitbench_", 0), 0u) << prom;
     EXPECT_TRUE(prom.ends_with("\n"));
+}
+
+// Whether `path` is still the null device. If a regression replaced it, it is
+// made again (as root, which these tests need): a failing test must not
+// leave the machine without /dev/null.
+bool null_device_intact(const std::string& path) {
+    struct stat st {};
+    bool ok = ::stat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3);
+    if (!ok) {
+        ::unlink(path.c_str());
+        ::mknod(path.c_str(), S_IFCHR | 0666, makedev(1, 3));
+        ::chmod(path.c_str(), 0666);
+    }
+    return ok;
 }
 
 } // namespace
@@ -103,6 +121,40 @@ TEST(Export, BadPathsAndFormatsAreUsageErrorsBeforeAnythingRuns) {
     EXPECT_EQ(alias.rc, 2);
     EXPECT_NE(alias.err.find("old name"), std::string::npos) << alias.err;
     EXPECT_FALSE(fs::exists(dir.file("a")) || fs::exists(dir.file("b")));
+}
+
+// As root, renaming a temporary file over an export path replaced /dev/null
+// itself with a regular file holding the results (issue 24).
+TEST(Export, DevicesAreWrittenInPlaceNeverReplaced) {
+    REQUIRE_KVM();
+    if (geteuid() != 0) GTEST_SKIP() << "only root could replace /dev/null; as another user the rename fails anyway";
+    TempDir dir;
+    auto node = dir.file("null");  // a null device of the test's own as well
+    ASSERT_EQ(::mknod(node.c_str(), S_IFCHR | 0666, makedev(1, 3)), 0) << std::strerror(errno);
+    auto r = run_cli(concat(kQuickRun, {"--export-json", "/dev/null", "--export-csv", node}));
+    EXPECT_EQ(r.rc, 0) << r.err;
+    for (const std::string& p : {std::string("/dev/null"), node})
+        EXPECT_TRUE(null_device_intact(p)) << p << " is no longer the null device";
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator{}), 1);
+}
+
+// The same without /dev/kvm: import perf-kvm --json, written by the same code.
+TEST(Export, ImportJsonToDevNullKeepsTheDevice) {
+    if (geteuid() != 0) GTEST_SKIP() << "only root could replace /dev/null; as another user the rename fails anyway";
+    TempDir dir;
+    auto node = dir.file("null");
+    ASSERT_EQ(::mknod(node.c_str(), S_IFCHR | 0666, makedev(1, 3)), 0) << std::strerror(errno);
+    std::string report = eb::test::fixtures_dir() + "/perf/report-vmexit.txt";
+    // The test's own node first: if it is replaced, the real /dev/null is not tried.
+    for (const std::string& p : {node, std::string("/dev/null")}) {
+        auto r = run_cli({"import", "perf-kvm", report, "--json", p});
+        EXPECT_EQ(r.rc, 0) << r.err;
+        ASSERT_TRUE(null_device_intact(p)) << p << " is no longer the null device";
+    }
+    auto d = run_cli({"import", "perf-kvm", report, "--json", dir.path});
+    EXPECT_EQ(d.rc, 2) << d.err;
+    EXPECT_EQ(d.err, "exitbench: error: cannot write " + dir.path + ": it is a directory\n");
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator{}), 1);
 }
 
 TEST(Export, PromtoolAcceptsRealRunMetrics) {

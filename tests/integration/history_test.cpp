@@ -135,12 +135,13 @@ TEST_F(History, BadStoresGetOneLine) {
         EXPECT_EQ(lines(r.err), 1u) << r.err;
         EXPECT_NE(r.err.find(db), std::string::npos) << r.err;
     }
-    // A run whose save fails still prints its results, and warns in one line.
+    // A store a run could not save to is refused before the run, in one line.
     for (const auto& db : {corrupt, std::string("/proc/exitbench/history.db")}) {
         auto r = quick_run(db);
-        EXPECT_EQ(r.rc, 0) << r.err;
-        EXPECT_NE(r.out.find("cycles/iter"), std::string::npos);
-        EXPECT_NE(r.err.find("warning: not saved to the history"), std::string::npos) << r.err;
+        EXPECT_EQ(r.rc, 2) << r.err;
+        EXPECT_EQ(r.out, "");
+        EXPECT_EQ(lines(r.err), 1u) << r.err;
+        EXPECT_NE(r.err.find(db), std::string::npos) << r.err;
     }
 }
 

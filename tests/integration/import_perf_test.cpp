@@ -82,6 +82,18 @@ TEST_F(ImportPerf, ProfileImportConvertsRealPerfDataToATrace) {
     EXPECT_NE(cmp.out.find("1621 -> 1621"), std::string::npos) << cmp.out;
 }
 
+// Issue 24: a perf.data named "-" passed the checks, then perf read stdin.
+TEST_F(ImportPerf, ProfileImportReadsAFileNamedDash) {
+    if (std::system("command -v perf > /dev/null 2>&1") != 0) GTEST_SKIP() << "perf is not installed (linux-perf)";
+    ASSERT_EQ(std::system(("gzip -dc " + perf("perf.data.gz") + " > " + temp_path("-")).c_str()), 0);
+    CliOptions o;
+    o.wrap = {"/bin/sh", "-c", "cd " + dir().string() + " && exec \"$0\" \"$@\""};
+    o.timeout_s = 60;
+    auto r = run_cli({"profile", "import", "-", "-o", temp_path("t.trace")}, o);
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find("8367 events, exit reasons svm"), std::string::npos) << r.out;
+}
+
 TEST_F(ImportPerf, ProfileImportRefusesWhatIsNotPerfData) {
     auto r = run_cli({"profile", "import", perf("report-vmexit.txt"), "-o", temp_path("x.trace")});
     EXPECT_EQ(r.rc, 2) << r.err;

@@ -8,7 +8,7 @@
 
 #include "cli_runner.h"
 #include "fleet.h"
-#include "report/file.h"
+#include "sys/file.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -81,7 +81,7 @@ TEST(Merge, HistoryRunsOfOneHostAreItsRunsNotMoreHosts) {
 
 TEST(Merge, BadInputsAreOneLineUsageErrors) {
     TempDir dir;
-    eb::report::write_file_atomic(dir.file("junk.json"), "{\"schema\": [1, 2");
+    eb::sys::write_file(dir.file("junk.json"), "{\"schema\": [1, 2");
     struct Case {
         std::vector<std::string> args;
         const char* says;
@@ -92,6 +92,8 @@ TEST(Merge, BadInputsAreOneLineUsageErrors) {
         {{"report", "merge", "x.json", "--format", "kut"}, "does not apply to report merge"},
         {{"report", "merge", "x.json", "--export-html", dir.file("no/dir/m.html")}, "does not exist"},
         {{"report", "merge"}, "inputs"},
+        // Issue 24: a directory gave libstdc++'s "basic_filebuf::underflow".
+        {{"report", "merge", dir.path}, "a directory, not a result file"},
     };
     for (const auto& c : cases) {
         auto r = run_cli(c.args);

@@ -3,12 +3,14 @@
 // HTML that cannot close its own script.
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <gtest/gtest.h>
 
 #include "report/exporter.h"
 #include "report/grid.h"
 #include "report/html.h"
 #include "report/openmetrics.h"
+#include "report/sha256.h"
 #include "sample_report.h"
 #include "tests/temp_dir.h"
 
@@ -74,6 +76,32 @@ TEST(Csv, QuotesFieldsAsRfc4180Says) {
     EXPECT_EQ(report::to_csv(g), "a,b\r\n\"x,y\",1\r\n");
 }
 
+// Issue 24: a test name, label or host starting = + - @ ran as a formula.
+TEST(Csv, FormulasAreNeutralisedNumbersStayNumbers) {
+    EXPECT_EQ(report::csv_field("=HYPERLINK(\"http://x\")"), "\"'=HYPERLINK(\"\"http://x\"\")\"");
+    EXPECT_EQ(report::csv_field("+cmd|' /C calc'!A0"), "'+cmd|' /C calc'!A0");
+    EXPECT_EQ(report::csv_field("-2+3"), "'-2+3");
+    EXPECT_EQ(report::csv_field("@SUM(A1)"), "'@SUM(A1)");
+    EXPECT_EQ(report::csv_field("\tx"), "'\tx");
+    for (const char* n : {"-12.5", "-3", "+4", "1e-05", "-2.5E+10", "0.000", "-.5"}) EXPECT_EQ(report::csv_field(n), n);
+    auto r = sample_report();
+    r.results[1].name = "=1+1";
+    auto out = report::csv_exporter()->render(r);
+    EXPECT_NE(out.find("\r\n'=1+1,ok,"), std::string::npos) << out;
+}
+
+// Issue 24: a perf kvm stat table has no percentiles; they were written as 0.
+TEST(Csv, ImportedPerfTablesLeaveTheirPercentilesEmpty) {
+    auto p = sample_profile();
+    p.imported = "perf kvm stat report";
+    p.rows[0].p50_ns = p.rows[0].p99_ns = 0;
+    auto out = report::csv_exporter()->render(p);
+    EXPECT_NE(out.find(",0.100,,,0.900,"), std::string::npos) << out;  // min, p50, p99, max
+    auto prom = report::openmetrics_exporter()->render(p);
+    EXPECT_EQ(prom.find("quantile="), std::string::npos) << prom;
+    EXPECT_NE(prom.find("exitbench_profile_handling_seconds_count"), std::string::npos) << prom;
+}
+
 TEST(Csv, RunHasAHeaderAndOneRowPerTest) {
     auto out = report::csv_exporter()->render(sample_report());
     EXPECT_EQ(out.rfind("test,status,cycles_per_iter,", 0), 0u) << out;
@@ -107,12 +135,37 @@ TEST(Text, PadsColumnsAndHidesControlBytes) {
 
 TEST(OpenMetrics, EscapesLabelValues) {
     EXPECT_EQ(report::metric_label_value("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
-    EXPECT_EQ(report::metric_label_value("tab\there\x1b"), "tab?here?");
+    EXPECT_EQ(report::metric_label_value("tab\there\x1b"), "tab\\\\x09here\\\\x1b");
+    // Issue 24: every non-ASCII byte was '?', so these two were one series.
+    EXPECT_EQ(report::metric_label_value("t\xc3\xa9st"), "t\xc3\xa9st");
+    EXPECT_EQ(report::metric_label_value("t\xc3\xbcst"), "t\xc3\xbcst");
+    EXPECT_EQ(report::metric_label_value("\xf0\x9f\x98\x80"), "\xf0\x9f\x98\x80");
+    // Not UTF-8 (a lone continuation, an overlong '/', a surrogate, a C1 control): spelled out.
+    EXPECT_EQ(report::metric_label_value("\x80\xc0\xaf\xed\xa0\x80\xc2\x9b"),
+              "\\\\x80\\\\xc0\\\\xaf\\\\xed\\\\xa0\\\\x80\\\\xc2\\\\x9b");
     report::Metrics m;
     m.family("x_total", "counter", "help with \\ and\nnewline");
     m.sample("x_total", {{"k", "v\""}}, 3);
     m.sample("x_total", {{"k", "nan"}}, std::nan(""));
     EXPECT_EQ(m.text(), "# HELP x_total help with \\\\ and\\nnewline\n# TYPE x_total counter\nx_total{k=\"v\\\"\"} 3\n");
+}
+
+// Issue 24: a file compared with itself gave duplicate series; Prometheus
+// kept half of them.
+TEST(OpenMetrics, EverySeriesIsUniqueWhenAFileIsComparedWithItself) {
+    suite::RunReport a = sample_report();
+    auto cmp = suite::compare_saved({"a.json", "a.json"}, {{a, a}, {a, a}});
+    auto out = report::openmetrics_exporter()->render(report::Comparison{cmp, {}});
+    std::set<std::string> series;
+    size_t samples = 0;
+    for (size_t at = 0, nl; at < out.size(); at = nl + 1) {
+        nl = out.find('\n', at);
+        std::string line = out.substr(at, nl - at);
+        if (line.empty() || line[0] == '#') continue;
+        ++samples;
+        EXPECT_TRUE(series.insert(line.substr(0, line.rfind(' '))).second) << "duplicate: " << line;
+    }
+    EXPECT_GT(samples, 4u) << out;
 }
 
 TEST(OpenMetrics, RunHasCyclesExitsStatusAndTimestamp) {
@@ -170,6 +223,25 @@ TEST(Html, DataCannotCloseTheScriptElement) {
     auto out = report::html_exporter()->render(r);
     EXPECT_EQ(out.find("alert(1)</script>"), std::string::npos);
     EXPECT_NE(out.find("&lt;/script&gt;"), std::string::npos);
+}
+
+// Issue 24: "<!--<script>" in a name put the parser in its double-escaped
+// state, which swallowed the page's own scripts. The data block has no '<'.
+TEST(Html, DataBlockHoldsNoAngleBracket) {
+    auto r = sample_report();
+    r.results[1].name = "<!--<script>";
+    auto out = report::html_exporter()->render(r);
+    auto open = out.find("<script id=\"eb-data\" type=\"application/json\">");
+    ASSERT_NE(open, std::string::npos);
+    open = out.find('>', open) + 1;
+    auto data = out.substr(open, out.find("</script>", open) - open);
+    EXPECT_EQ(data.find('<'), std::string::npos) << data.substr(0, 300);
+    EXPECT_NE(data.find("\\u003c!--\\u003cscript>"), std::string::npos) << data.substr(0, 300);
+    EXPECT_EQ(report::sha256_base64("abc"), "ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0=");  // FIPS 180-2's vector
+    // Only the page's own scripts run: their hashes, no 'unsafe-inline'.
+    auto csp = out.substr(out.find("script-src"), out.find("style-src") - out.find("script-src"));
+    EXPECT_EQ(csp.find("unsafe-inline"), std::string::npos) << csp;
+    EXPECT_NE(csp.find("'sha256-" + report::sha256_base64(report::html::page_script()) + "'"), std::string::npos) << csp;
 }
 
 TEST(Exporters, EveryFormatRendersWhatItAppliesTo) {

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "profile/trace_file.h"
-#include "report/file.h"
+#include "sys/file.h"
 #include "tests/temp_dir.h"
 
 namespace fs = std::filesystem;
@@ -18,8 +18,8 @@ class AtomicFile : public test::TempDirTest {};
 
 TEST_F(AtomicFile, WritesAndReplacesWithoutLeftovers) {
     auto out = temp_path("out.json");
-    report::write_file_atomic(out, "one");
-    report::write_file_atomic(out, "two");
+    sys::write_file(out, "one");
+    sys::write_file(out, "two");
     std::ifstream f(out);
     std::stringstream ss;
     ss << f.rdbuf();
@@ -30,12 +30,12 @@ TEST_F(AtomicFile, WritesAndReplacesWithoutLeftovers) {
 TEST_F(AtomicFile, UnwritableTargetsFailWithOneLine) {
     for (const std::string bad : {"/nonexistent-dir/x.json", "/"}) {
         try {
-            report::check_writable(bad);
+            sys::check_writable(bad);
             FAIL() << bad;
         } catch (const std::runtime_error& e) {
             EXPECT_NE(std::string(e.what()).find("cannot write"), std::string::npos);
         }
-        EXPECT_THROW(report::write_file_atomic(bad, "x"), std::runtime_error);
+        EXPECT_THROW(sys::write_file(bad, "x"), std::runtime_error);
     }
 }
 

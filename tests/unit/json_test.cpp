@@ -25,6 +25,21 @@ TEST(Json, RoundTripKeepsEverything) {
     EXPECT_DOUBLE_EQ(back.results[1].kvm_stats_per_iter["exits"], 1.02);
 }
 
+// Issue 24: a sample <= 0 reached Boost as a NaN log ("report merge" exit 3).
+TEST(Json, NonPositiveSamplesAreRefusedNamingTheTest) {
+    for (double bad : {0.0, -5.0}) {
+        auto j = report::to_json(sample_report());
+        j["results"][1]["sessions"][0]["samples_cycles_per_iter"][1] = bad;
+        try {
+            report::from_json(j);
+            ADD_FAILURE() << bad;
+        } catch (const std::runtime_error& e) {
+            EXPECT_NE(std::string(e.what()).find("test \"cpuid\""), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("not a positive cycle count"), std::string::npos) << e.what();
+        }
+    }
+}
+
 TEST(Json, SummaryHasBaselineSubtraction) {
     auto j = report::to_json(sample_report());
     EXPECT_DOUBLE_EQ(j["baseline_cycles"].get<double>(), 100);

@@ -77,7 +77,34 @@ TEST(KutImport, RefusesHostileFilesWithOneLine) {
     EXPECT_NE(refusal("x\ncpuid 2147483648\n").find("line 2"), std::string::npos);
     EXPECT_NE(refusal("cpuid -12\n").find("not a cycle count"), std::string::npos);  // %d wrapped around
     EXPECT_EQ(refusal("cpuid 2147483647\n"), "");
+    // Issue 24: 0 cycles is no measurement; its log reached the statistics as -inf.
+    EXPECT_EQ(refusal("cpuid 5\nvmcall 0\n"), "line 2: vmcall '0' is not a cycle count vmexit.flat prints (1 to 2147483647)");
     EXPECT_NE(refusal(std::string(report::kKutMaxBytes + 1, 'a')).find("too big"), std::string::npos);
+}
+
+// Issue 24: run_tests.sh writes a log for a test its timeout killed too;
+// that log refused the whole import.
+TEST(KutImport, ATimedOutRunTestsLogIsAHungTest) {
+    std::string log =
+        "timeout -k 1s --foreground 60s /usr/bin/qemu-system-x86_64 --no-reboot -nodefaults -device pc-testdev "
+        "-machine accel=kvm -kernel x86/vmexit.flat -smp 1 -append vmcall # -initrd /tmp/tmp.x\n"
+        "enabling apic\nsmp: waiting for 0 APs\npaging enabled\n"
+        "qemu-system-x86_64: terminating on signal 15 from pid 4242 (timeout)\n";
+    auto k = parse_kut(log);
+    ASSERT_EQ(k.tests.size(), 1u);
+    auto r = report::kut_report(k, {"logs/vmexit_vmcall.log", report::sha256_hex(log)});
+    ASSERT_EQ(r.results.size(), 1u);
+    EXPECT_EQ(r.results[0].name, "vmcall");
+    EXPECT_EQ(r.results[0].status, suite::Status::Hung);
+    EXPECT_NE(r.results[0].detail.find("terminating on signal 15 from pid 4242 (timeout)"), std::string::npos)
+        << r.results[0].detail;
+    EXPECT_TRUE(r.results[0].sessions.empty());
+    auto back = report::from_json(report::to_json(r));
+    EXPECT_EQ(back.results[0].status, suite::Status::Hung);
+    // A log with results keeps them; one that is not kvm-unit-tests' is still refused.
+    EXPECT_EQ(parse_kut(read_fixture("kut/vmexit_cpuid.log")).tests.size(), 1u);
+    EXPECT_NE(refusal("qemu-system-x86_64: terminating on signal 15\n").find("no vmexit.flat result line"),
+              std::string::npos);
 }
 
 TEST(KutImport, ReportHasOneSamplePerTestAndItsSource) {

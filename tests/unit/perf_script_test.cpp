@@ -68,6 +68,8 @@ TEST(PerfScript, HostileLinesGetOneLineErrors) {
         {"100 [000] 1.000000001: kvm:kvm_msr: msr_poke 1b = 0x0\n", "fields perf prints"},
         {"100 [000] 1.000000001: kvm:kvm_pio: pio_write at zz size 4 count 1 val 0x1\n", "fields perf prints"},
         {"100 000 1.000000001: kvm:kvm_entry: vcpu 0, rip 0x1\n", "TID [CPU] TIME"},
+        // Issue 24: 2^32 + 1 read as vCPU 1.
+        {"100 [000] 1.000000001: kvm:kvm_entry: vcpu 4294967297, rip 0x1\n", "line 1: vcpu 4294967297 is out of range"},
     };
     for (const auto& [text, want] : cases) {
         auto e = error_of(text);

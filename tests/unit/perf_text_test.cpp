@@ -124,6 +124,16 @@ TEST(PerfText, HostileInputsGetOneLineErrors) {
         EXPECT_NE(e.find(want), std::string::npos) << "input: " << text.substr(0, 120) << "\nerror: " << e;
         EXPECT_EQ(e.find('\n'), std::string::npos) << e;
     }
+    // Issue 24: sums that wrapped, a product llround could not hold, and a key twice.
+    std::ostringstream io;
+    io << "      IO Port Access    Samples  Samples%     Time%    Min Time    Max Time         Avg time \n\n";
+    for (int i = 0; i < 2048; ++i)
+        io << "  0x" << std::hex << i << ":POUT 9007199254740992 0.05% 0.05% 0.00us 0.01us 0.00us ( +- 0.00% )\n";
+    io << "\nTotal Samples:0, Total events handled time:0.00us.\n";
+    EXPECT_NE(error_of(io.str()).find("rows add up past 2^64"), std::string::npos) << error_of(io.str());
+    EXPECT_NE(error_of(kTitle + "  msr 9007199254740992 100.00% 100.00% 1.00us 2.00us 1.50us ( +- 1.00% )\n")
+                  .find("add up past 2^63 ns"), std::string::npos);
+    EXPECT_NE(error_of(kTitle + row + row).find("two rows for 'msr'"), std::string::npos) << error_of(kTitle + row + row);
     std::string big(kPerfTextMaxBytes + 1, ' ');
     EXPECT_NE(error_of(big).find("too big"), std::string::npos);
 }

@@ -1,0 +1,101 @@
+// Saving a run: checked before the run, and a first save that makes no
+// half-made store.
+#include "history/store.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sys/file.h"
+
+namespace eb::history {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void make_parent(const std::string& path) {
+    fs::path dir = fs::path(path).parent_path();
+    std::error_code ec;
+    if (dir.empty() || fs::is_directory(dir, ec)) return;
+    fs::create_directories(dir, ec);
+    if (ec) throw StoreError(fmt::format("history database {}: cannot create {}: {}", path, dir.string(), ec.message()));
+}
+
+void remove_store_files(const std::string& path) {
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) ::unlink((path + suffix).c_str());
+}
+
+// The first save: a store of its own beside `path`, linked into place with
+// the run in it. 0 when another process made `path` meanwhile.
+int64_t save_new(const std::string& path, const suite::RunReport& r, const std::string& label,
+                 const std::string& note) {
+    fs::path p = fs::absolute(path);  // absolute, as SQLite names it in its errors
+    std::string temp = (p.parent_path() / ("." + p.filename().string() + ".new-XXXXXX")).string();
+    sys::Fd fd(::mkstemp(temp.data()));
+    if (!fd.valid()) throw StoreError(fmt::format("history database {}: cannot create it: {}", path, std::strerror(errno)));
+    ::fchmod(fd.get(), sys::default_file_mode());
+    fd.reset();
+    try {
+        int64_t id;
+        {
+            Store st(temp, Store::Mode::ReadWrite);
+            id = st.save(r, label, note);
+        }  // closed: its WAL is checkpointed into the file and removed
+        if (::link(temp.c_str(), path.c_str()) < 0) {
+            int e = errno;
+            remove_store_files(temp);
+            if (e == EEXIST) return 0;
+            throw StoreError(fmt::format("history database {}: cannot create it: {}", path, std::strerror(e)));
+        }
+        remove_store_files(temp);
+        if (int e = sys::fsync_parent_dir(path))
+            throw StoreError(fmt::format("history database {}: fsync its directory: {}", path, std::strerror(e)));
+        return id;
+    } catch (const StoreError& e) {
+        remove_store_files(temp);
+        std::string why = e.what();
+        size_t at = why.find(temp);  // name the store the user named, not the temporary one
+        if (at != std::string::npos) why.replace(at, temp.size(), path);
+        throw StoreError(why);
+    }
+}
+
+} // namespace
+
+void check_save_target(const std::string& path) {
+    check_db_path(path);
+    std::error_code ec;
+    if (fs::exists(path, ec)) {
+        Store st(path, Store::Mode::Check);  // not SQLite, not ours, too new: refused here
+        if (::access(path.c_str(), W_OK) < 0)
+            throw StoreError(fmt::format("history database {}: {}", path, std::strerror(errno)));
+        return;
+    }
+    // The save would make the directory: make it now, and try a file in it.
+    make_parent(path);
+    try {
+        sys::check_writable(path);
+    } catch (const std::runtime_error& e) {
+        std::string why = e.what();  // "cannot write PATH: reason"
+        if (why.starts_with("cannot write ")) why.erase(0, 13);
+        throw StoreError("history database " + why);
+    }
+}
+
+int64_t save_run(const std::string& path, const suite::RunReport& r, const std::string& label,
+                 const std::string& note) {
+    check_db_path(path);
+    std::error_code ec;
+    if (!fs::exists(path, ec)) {
+        make_parent(path);
+        if (int64_t id = save_new(path, r, label, note)) return id;
+    }
+    Store st(path, Store::Mode::Modify);
+    return st.save(r, label, note);
+}
+
+} // namespace eb::history
