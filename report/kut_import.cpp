@@ -45,7 +45,7 @@ std::optional<KutLine> result_line(std::string_view raw, size_t lineno) {
     auto value = trim(s.substr(sp));
     const auto* spec = suite::find_test(name);
     if (!spec || spec->internal || value.find_first_of(" \t") != std::string_view::npos) return std::nullopt;
-    if (value == "(skipped)") return KutLine{spec->name, std::nullopt, lineno};
+    if (value == "(skipped)") return KutLine{spec->name, std::nullopt, lineno, {}};
     bool numeric = !value.empty() && std::all_of(value.begin() + (value.front() == '-'), value.end(), ::isdigit) &&
                    value != "-";
     if (!numeric) return std::nullopt;
@@ -55,7 +55,7 @@ std::optional<KutLine> result_line(std::string_view raw, size_t lineno) {
     if (ec != std::errc() || end != value.data() + value.size() || v <= 0 || v > kKutMaxCycles)
         throw KutFormatError(fmt::format("line {}: {} '{}' is not a cycle count vmexit.flat prints (1 to {})", lineno,
                                          spec->name, std::string(value.substr(0, 40)), kKutMaxCycles));
-    return KutLine{spec->name, v, lineno};
+    return KutLine{spec->name, v, lineno, {}};
 }
 
 // run_tests.sh's first line: "timeout ... qemu-system-x86_64 ... -kernel

@@ -228,6 +228,9 @@ template <class... F>
 struct Overloaded : F... {
     using F::operator()...;
 };
+// Spelled out for clang 14 (the fuzz build), which lacks C++20's implicit guide for aggregates.
+template <class... F>
+Overloaded(F...) -> Overloaded<F...>;
 } // namespace
 
 Action Machine::unexpected(uint32_t i, std::string what) {
