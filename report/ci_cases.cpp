@@ -22,17 +22,6 @@ Outcome CiGroup::outcome() const {
 
 namespace {
 
-// Lines of `text`, without empty ones.
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> out;
-    for (size_t at = 0, nl; at < text.size(); at = nl + 1) {
-        nl = text.find('\n', at);
-        if (nl == std::string::npos) nl = text.size();
-        if (nl > at) out.push_back(text.substr(at, nl - at));
-    }
-    return out;
-}
-
 // A grid row's non-empty cells, leaving out the columns the case carries itself.
 std::vector<std::pair<std::string, std::string>> figures(const Grid& g, const std::vector<std::string>& row,
                                                          std::initializer_list<std::string_view> skip) {
@@ -46,7 +35,7 @@ std::vector<std::pair<std::string, std::string>> figures(const Grid& g, const st
 } // namespace
 
 CiReport ci_report(const suite::RunReport& r) {
-    CiReport out{"exitbench run", lines_of(run_header(r)), {}, {CiGroup{}}, false,
+    CiReport out{"exitbench run", run_header_lines(r), {}, {CiGroup{}}, false,
                  r.provenance.timestamp_utc, r.provenance.hostname};
     Grid g = run_grid(r);
     for (size_t i = 0; i < r.results.size(); ++i) {

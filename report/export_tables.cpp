@@ -18,16 +18,6 @@ public:
     std::string render(const Merged& m) const override { return to_csv(merge_grid(m)); }
 };
 
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> out;
-    for (size_t at = 0, nl; at < text.size(); at = nl + 1) {
-        nl = text.find('\n', at);
-        if (nl == std::string::npos) nl = text.size();
-        if (nl > at) out.push_back(text.substr(at, nl - at));
-    }
-    return out;
-}
-
 // The run's grid minus its details column: markdown and text give details as notes.
 Grid run_grid_without_details(const suite::RunReport& r) {
     Grid g = run_grid(r);
@@ -51,7 +41,7 @@ class Markdown : public Exporter {
 
 public:
     std::string render(const suite::RunReport& r) const override {
-        return doc("exitbench run", lines_of(run_header(r)), run_grid_without_details(r), run_notes(r));
+        return doc("exitbench run", run_header_lines(r), run_grid_without_details(r), run_notes(r));
     }
     std::string render(const Comparison& c) const override {
         return doc("exitbench compare", c.header, compare_grid(c), compare_notes(c));
@@ -75,7 +65,7 @@ class Text : public Exporter {
 
 public:
     std::string render(const suite::RunReport& r) const override {
-        return doc(lines_of(run_header(r)), run_grid_without_details(r), run_notes(r));
+        return doc(run_header_lines(r), run_grid_without_details(r), run_notes(r));
     }
     std::string render(const Comparison& c) const override {
         auto head = c.header;

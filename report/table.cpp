@@ -227,4 +227,15 @@ std::unique_ptr<Exporter> table_exporter() { return std::make_unique<Table>(); }
 
 std::string run_header(const suite::RunReport& r) { return header(r); }
 
+std::vector<std::string> run_header_lines(const suite::RunReport& r) {
+    std::string text = header(r);
+    std::vector<std::string> out;
+    for (size_t at = 0, nl; at < text.size(); at = nl + 1) {
+        nl = text.find('\n', at);
+        if (nl == std::string::npos) nl = text.size();
+        if (nl > at) out.push_back(text.substr(at, nl - at));
+    }
+    return out;
+}
+
 } // namespace eb::report

@@ -16,6 +16,8 @@ Grid merge_grid(const Merged& m);                  // one row per group of hosts
 
 // What ran, where, and at which level the interval is (table.cpp's heading).
 std::string run_header(const suite::RunReport& r);
+// The same heading as its non-empty lines, for formats that set each apart.
+std::vector<std::string> run_header_lines(const suite::RunReport& r);
 // The lines that go below a table: details of skipped or failed tests,
 // compare's warnings and advice, a profile's drops and degraded note.
 std::vector<std::string> run_notes(const suite::RunReport& r);

@@ -20,8 +20,9 @@ std::string fixture(const std::string& name) { return eb::test::fixtures_dir() +
 
 bool one_line(const std::string& s) { return !s.empty() && s.find('\n') == s.size() - 1; }
 
-CliResult import_kut(const std::string& db, const std::vector<std::string>& extra = {}, const CliOptions& o = {}) {
-    std::vector<std::string> args{"import", "kut", fixture("vmexit_cpuid.log"), "--db", db};
+CliResult import_kut(const std::string& db, const std::vector<std::string>& extra = {}, const CliOptions& o = {},
+                     const std::string& log = fixture("vmexit_cpuid.log")) {
+    std::vector<std::string> args{"import", "kut", log, "--db", db};
     args.insert(args.end(), extra.begin(), extra.end());
     return run_cli(args, o);
 }
@@ -110,14 +111,25 @@ TEST_F(StoreSafety, ReadAndDeleteCommandsNeverCreateAStore) {
 // make the owner's next save fail; and a read-only directory reads.
 TEST_F(StoreSafety, ReadersWriteNothingBesideTheStore) {
     if (geteuid() != 0) GTEST_SKIP() << "needs root to act as two users (setpriv)";
-    ::chmod(dir().c_str(), 0711);  // the other users pass through the test's directory
-    auto shared = temp_path("shared");
+    // The other users must reach the store and the log: a directory of its own
+    // in /tmp, since $TMPDIR (CI's is 0700) or the clone may be closed to them.
+    char base[] = "/tmp/exitbench-store-XXXXXX";
+    ASSERT_NE(::mkdtemp(base), nullptr);
+    struct Gone {
+        std::string path;
+        ~Gone() { std::error_code ec; fs::remove_all(path, ec); }
+    } gone{base};
+    ::chmod(base, 0711);
+    auto shared = std::string(base) + "/shared";
     fs::create_directories(shared);
     ::chmod(shared.c_str(), 01777);
+    auto log = std::string(base) + "/vmexit_cpuid.log";
+    fs::copy_file(fixture("vmexit_cpuid.log"), log);
+    ::chmod(log.c_str(), 0644);
     auto db = shared + "/h.db";
     CliOptions owner;
     owner.wrap = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
-    ASSERT_EQ(import_kut(db, {}, owner).rc, 0);
+    ASSERT_EQ(import_kut(db, {}, owner, log).rc, 0);
     CliOptions other;
     other.wrap = kAsDaemon;
     auto list = run_cli({"history", "list", "--db", db}, other);
@@ -125,7 +137,7 @@ TEST_F(StoreSafety, ReadersWriteNothingBesideTheStore) {
     EXPECT_NE(list.out.find("[kvm-unit-tests]"), std::string::npos) << list.out;
     EXPECT_FALSE(fs::exists(db + "-wal"));
     EXPECT_FALSE(fs::exists(db + "-shm"));
-    auto again = import_kut(db, {}, owner);
+    auto again = import_kut(db, {}, owner, log);
     EXPECT_EQ(again.rc, 0) << again.err;
     ::chmod(shared.c_str(), 0555);
     auto ro = run_cli({"history", "show", "2", "--db", db}, other);
