@@ -74,6 +74,13 @@ std::string summary(const suite::RunReport& r) {
                        hung ? fmt::format(", {} hung (no result before QEMU ended)", hung) : "");
 }
 
+// Where an import is saved: the same three options for each kind of file.
+void add_store_options(CLI::App& cmd, ImportArgs& a, const std::string& what) {
+    cmd.add_option("--db", a.db, "the history database (default $XDG_DATA_HOME/exitbench/history.db)");
+    cmd.add_option("--label", a.label, "file the " + what + "s under this label");
+    cmd.add_option("--note", a.note, "a note saved with each " + what);
+}
+
 } // namespace
 
 ImportCommands add_import_commands(CLI::App& app, ImportArgs& a) {
@@ -84,15 +91,11 @@ ImportCommands add_import_commands(CLI::App& app, ImportArgs& a) {
     c.kut = c.import->add_subcommand("kut", "kvm-unit-tests vmexit.flat output: its 'name cycles' lines, a "
                                            "run_tests.sh log (logs/*.log) or a serial console log; one run per file");
     c.kut->add_option("files", a.files, "vmexit.flat output files")->required();
-    c.kut->add_option("--db", a.db, "the history database (default $XDG_DATA_HOME/exitbench/history.db)");
-    c.kut->add_option("--label", a.label, "file the imported runs under this label");
-    c.kut->add_option("--note", a.note, "a note saved with each imported run");
+    add_store_options(*c.kut, a, "imported run");
     c.run = c.import->add_subcommand("run", "exitbench result files (what run --json writes, or what a failed "
                                             "save kept): saved to the history as they are; one run per file");
     c.run->add_option("files", a.files, "exitbench result JSON files")->required();
-    c.run->add_option("--db", a.db, "the history database (default $XDG_DATA_HOME/exitbench/history.db)");
-    c.run->add_option("--label", a.label, "file the runs under this label");
-    c.run->add_option("--note", a.note, "a note saved with each run");
+    add_store_options(*c.run, a, "run");
     c.perf_kvm = c.import->add_subcommand(
         "perf-kvm", "perf kvm stat report text (its VM-EXIT, IO Port, MSR and MMIO tables, as printed or pasted): "
                     "checked and shown as exitbench reads it; 'profile compare' takes such a file as either side");
