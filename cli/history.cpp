@@ -156,17 +156,6 @@ int trend(Store& st, const std::string& test, const std::string& host) {
     return kOk;
 }
 
-// Single-quoted for a POSIX shell unless it needs no quoting.
-std::string shell_quote(const std::string& s) {
-    bool plain = !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) {
-        return std::isalnum(c) || std::strchr("/._-+:,=@%", c);
-    });
-    if (plain) return s;
-    std::string out = "'";
-    for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
-
 // A result whose save failed: written beside the store, else in TMPDIR.
 void keep_unsaved(const std::string& db, const suite::RunReport& r, const std::string& label,
                   const std::string& note) {
@@ -188,11 +177,12 @@ void keep_unsaved(const std::string& db, const suite::RunReport& r, const std::s
             fmt::print(stderr, "exitbench: error: {}\n", report::printable(e.what()));
             continue;
         }
-        std::string cmd = fmt::format("exitbench import run {} --db {}", shell_quote(kept), shell_quote(db));
-        if (!label.empty()) cmd += " --label " + shell_quote(label);
-        if (!note.empty()) cmd += " --note " + shell_quote(note);
-        fmt::print(stderr, "exitbench: the result is kept in {}; to save it: {}\n", report::printable(kept),
-                   report::printable(cmd));
+        std::string cmd = fmt::format("exitbench import run {} --db {}", report::shell_word(kept),
+                                      report::shell_word(db));
+        if (!label.empty()) cmd += " --label " + report::shell_word(label);
+        if (!note.empty()) cmd += " --note " + report::shell_word(note);
+        // cmd is printable ASCII by construction (shell_word), and must stay pasteable.
+        fmt::print(stderr, "exitbench: the result is kept in {}; to save it: {}\n", report::printable(kept), cmd);
         return;
     }
     fmt::print(stderr, "exitbench: error: the result could not be kept in a file either; it is on stdout only\n");

@@ -210,7 +210,7 @@ TEST(Compare, CtrlCComparesTheRoundsThatFinished) {
     REQUIRE_KVM();
     auto path = temp_path("interrupted_cmp.json");
     CliOptions o;
-    o.sigint_after_s = 2;
+    o.sigint_after_s = 5;  // two rounds or more even under emulation (nested_integration)
     auto r = run_cli({"compare", "cpuid", "-n", "32", "--rounds", "1000", "--a", "", "--b", "", "--json", path}, o);
     EXPECT_EQ(r.rc, 130) << r.err;
     EXPECT_NE(r.out.find("rounds interleaved"), std::string::npos) << r.out;

@@ -84,7 +84,7 @@ TEST_F(StoreSafety, FailedSaveExitsFiveKeepsTheResultAndSaysHowToImportIt) {
     auto at = r.err.find("to save it: ");
     ASSERT_NE(at, std::string::npos) << r.err;
     std::string cmd = r.err.substr(at + 12, r.err.find('\n', at) - at - 12);
-    EXPECT_EQ(cmd, "exitbench import run " + files[0].string() + " --db " + db + " --label 'it'\\''s'");
+    EXPECT_EQ(cmd, "exitbench import run " + files[0].string() + " --db " + db + " --label 'it'\"'\"'s'");
     auto db2 = temp_path("h2.db");
     auto imp = run_cli({"import", "run", files[0].string(), "--db", db2, "--label", "it's"});
     ASSERT_EQ(imp.rc, 0) << imp.err;

@@ -1,8 +1,11 @@
+#include <algorithm>
+#include <cstdio>
 #include <gtest/gtest.h>
 
 #include "report/sanitize.h"
 
 using eb::report::printable;
+using eb::report::shell_word;
 
 TEST(Printable, EscapesEverythingATerminalWouldInterpret) {
     EXPECT_EQ(printable("AMD EPYC 7763 64-Core Processor"), "AMD EPYC 7763 64-Core Processor");
@@ -11,4 +14,26 @@ TEST(Printable, EscapesEverythingATerminalWouldInterpret) {
     EXPECT_EQ(printable("\xc2\x9b" "31m"), "\\xc2\\x9b31m");  // UTF-8 CSI
     EXPECT_EQ(printable(std::string("nul\0", 4)), "nul\\x00");
     EXPECT_EQ(printable("C:\\x1b"), "C:\\\\x1b");  // a literal backslash cannot pass for an escape
+}
+
+// A suggested command is shown as it is, so every word must be printable
+// ASCII and read back by the shell as the original bytes.
+TEST(ShellWord, ReadsBackAsTheOriginalAndIsPrintable) {
+    EXPECT_EQ(shell_word("/tmp/h.db"), "/tmp/h.db");
+    EXPECT_EQ(shell_word("it's"), "'it'\"'\"'s'");
+    EXPECT_EQ(shell_word(""), "''");
+    for (std::string s : {std::string("it's"), std::string("a b"), std::string("C:\\x1b"), std::string("L\x1b[31m"),
+                          std::string("line\nbreak"), std::string("$(rm -rf x)`y`"), std::string("t\xc3\xa9st")}) {
+        auto w = shell_word(s);
+        EXPECT_TRUE(std::all_of(w.begin(), w.end(), [](unsigned char c) { return c >= 0x20 && c < 0x7f; })) << w;
+        // popen's sh hands bash the word unparsed; bash reads it as a user would.
+        std::string cmd = "bash -c " + shell_word("printf %s " + w);
+        FILE* p = ::popen(cmd.c_str(), "r");
+        ASSERT_NE(p, nullptr);
+        std::string back;
+        char buf[256];
+        for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) back.append(buf, n);
+        EXPECT_EQ(::pclose(p), 0);
+        EXPECT_EQ(back, s) << w;
+    }
 }
