@@ -232,16 +232,16 @@ HistoryCommands add_history_commands(CLI::App& app, HistoryArgs& a) {
     c.list->add_option("--since", a.since, "only runs at or after this UTC date, YYYY-MM-DD[THH:MM[:SS]]");
     c.show = c.history->add_subcommand("show", "a saved run: provenance and each test's session medians");
     c.show->add_option("id", a.id, "run id")->required();
-    c.exportc = c.history->add_subcommand("export", "print a saved run's result JSON (what 'run --json' writes)");
-    c.exportc->add_option("id", a.id, "run id")->required();
-    c.exportc->add_flag("--json", a.json, "as JSON (the only format)")->required();
+    c.export_run = c.history->add_subcommand("export", "print a saved run's result JSON (what 'run --json' writes)");
+    c.export_run->add_option("id", a.id, "run id")->required();
+    c.export_run->add_flag("--json", a.json, "as JSON (the only format)")->required();
     c.rm = c.history->add_subcommand("rm", "remove a saved run (asks on a terminal)");
     c.rm->add_option("id", a.id, "run id")->required();
     c.rm->add_flag("--yes", a.yes, "remove without asking");
     c.trend = c.history->add_subcommand("trend", "a test's session medians over time");
     c.trend->add_option("test", a.test, "test name")->required();
     c.trend->add_option("--host", a.host, "only runs on this host");
-    for (auto* sub : {c.history, c.list, c.show, c.exportc, c.rm, c.trend}) sub->allow_extras(false);
+    for (auto* sub : {c.history, c.list, c.show, c.export_run, c.rm, c.trend}) sub->allow_extras(false);
     return c;
 }
 

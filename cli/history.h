@@ -18,7 +18,7 @@ struct HistoryArgs {
 };
 
 struct HistoryCommands {
-    CLI::App *history, *list, *show, *exportc, *rm, *trend;
+    CLI::App *history, *list, *show, *export_run, *rm, *trend;
 };
 HistoryCommands add_history_commands(CLI::App& app, HistoryArgs& a);
 int cmd_history(const HistoryCommands& c, const HistoryArgs& a);

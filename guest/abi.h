@@ -76,6 +76,16 @@ struct GuestState {
     uint32_t cpuid[kMaxKnobs][4];     // eax..edx of cpuid_probes[i]
 };
 
+// Where a guest check failed and what it compared (kFail from GUEST_CHECK*):
+// line 0 means a plain fail() with only a message.
+struct CheckInfo {
+    uint32_t line;
+    uint32_t has_values;      // 1: lhs and rhs hold the two sides of ==
+    uint64_t lhs, rhs;
+    char file[64];            // from the last "guest/" on, NUL-terminated
+    char expr[96];            // the check's source text
+};
+
 struct Mailbox {
     uint64_t self;                 // its own address: the guest reads it at %gs:0
     volatile uint64_t iterations;  // host -> guest: the next batch size
@@ -88,6 +98,7 @@ struct Mailbox {
     ExceptionInfo exc;
     char msg[128];
     GuestState state;
+    CheckInfo check;
 };
 
 enum ApicMode : uint32_t { kXapic = 1, kX2apic = 2 };
@@ -136,6 +147,7 @@ struct ImageHeader {
 constexpr uint64_t kIsrStubSize = 16;
 
 inline constexpr uint64_t mailbox_gpa(uint32_t vcpu) { return kMailboxes + 0x1000ull * vcpu; }
+static_assert(sizeof(Mailbox) <= 0x1000, "a mailbox is one page");
 inline constexpr uint64_t stack_top(uint32_t vcpu) { return kStacks + kStackSize * (vcpu + 1); }
 
 } // namespace eb::abi

@@ -64,16 +64,6 @@ std::vector<kvm_cpuid_entry2> System::supported_cpuid() const {
     throw Error(uapi::kGetSupportedCpuid.name, E2BIG);
 }
 
-std::vector<uint32_t> System::msr_index_list() const {
-    uapi::MsrList probe{};
-    if (::ioctl(fd_.get(), uapi::kGetMsrIndexList.req, &probe) < 0 && errno != E2BIG)
-        throw Error(uapi::kGetMsrIndexList.name, errno);
-    uapi::Flex<uapi::MsrList, uint32_t> l(probe.nmsrs);
-    l.hdr()->nmsrs = probe.nmsrs;
-    checked_ioctl(fd_.get(), uapi::kGetMsrIndexList, l.hdr());
-    return {l.entries(), l.entries() + l.hdr()->nmsrs};
-}
-
 size_t System::vcpu_mmap_size() const {
     return static_cast<size_t>(
         checked_ioctl(fd_.get(), EB_IOCTL(KVM_GET_VCPU_MMAP_SIZE), 0ul));

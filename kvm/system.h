@@ -24,7 +24,6 @@ public:
     void require(Cap cap) const;
 
     std::vector<kvm_cpuid_entry2> supported_cpuid() const;
-    std::vector<uint32_t> msr_index_list() const;
     size_t vcpu_mmap_size() const;
     Vm create_vm() const;
 

@@ -17,9 +17,6 @@ struct Cpuid2 {        // then kvm_cpuid_entry2[nent]
 struct Msrs {          // then kvm_msr_entry[nmsrs]
     uint32_t nmsrs, pad;
 };
-struct MsrList {       // then uint32_t[nmsrs]
-    uint32_t nmsrs;
-};
 struct StatsDesc {     // then char name[name_size]
     uint32_t flags;
     int16_t exponent;
@@ -27,15 +24,13 @@ struct StatsDesc {     // then char name[name_size]
     uint32_t offset;
     uint32_t bucket_size;
 };
-static_assert(sizeof(Cpuid2) == 8 && sizeof(Msrs) == 8 && sizeof(MsrList) == 4 &&
+static_assert(sizeof(Cpuid2) == 8 && sizeof(Msrs) == 8 &&
               sizeof(StatsDesc) == 16);
 
 // The header's numbers for these encode the wrong sizes; the names are the
 // header's, for messages.
-inline constexpr Ioctl kGetMsrIndexList{_IOWR(KVMIO, 0x02, MsrList), "KVM_GET_MSR_INDEX_LIST"};
 inline constexpr Ioctl kGetSupportedCpuid{_IOWR(KVMIO, 0x05, Cpuid2), "KVM_GET_SUPPORTED_CPUID"};
 inline constexpr Ioctl kGetMsrs{_IOWR(KVMIO, 0x88, Msrs), "KVM_GET_MSRS"};
-inline constexpr Ioctl kSetMsrs{_IOW(KVMIO, 0x89, Msrs), "KVM_SET_MSRS"};
 inline constexpr Ioctl kSetCpuid2{_IOW(KVMIO, 0x90, Cpuid2), "KVM_SET_CPUID2"};
 inline constexpr Ioctl kGetCpuid2{_IOWR(KVMIO, 0x91, Cpuid2), "KVM_GET_CPUID2"};
 

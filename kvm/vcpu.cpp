@@ -78,38 +78,13 @@ std::optional<uint64_t> Vcpu::msr(uint32_t index) const {
     return m.entries()[0].data;
 }
 
-void Vcpu::set_msr(uint32_t index, uint64_t value) {
-    uapi::Flex<uapi::Msrs, kvm_msr_entry> m(1);
-    m.hdr()->nmsrs = 1;
-    m.entries()[0].index = index;
-    m.entries()[0].data = value;
-    if (checked_ioctl(fd_.get(), uapi::kSetMsrs, m.hdr()) != 1)
-        throw Error("KVM_SET_MSRS rejected MSR " + std::to_string(index), EINVAL);
-}
-
 uint64_t Vcpu::tsc_khz() const {
     return static_cast<uint64_t>(checked_ioctl(fd_.get(), EB_IOCTL(KVM_GET_TSC_KHZ), 0ul));
-}
-
-kvm_mp_state Vcpu::mp_state() const {
-    kvm_mp_state s{};
-    checked_ioctl(fd_.get(), EB_IOCTL(KVM_GET_MP_STATE), &s);
-    return s;
 }
 
 void Vcpu::set_mp_state(uint32_t state) {
     kvm_mp_state s{state};
     checked_ioctl(fd_.get(), EB_IOCTL(KVM_SET_MP_STATE), &s);
-}
-
-kvm_lapic_state Vcpu::lapic() const {
-    kvm_lapic_state s{};
-    checked_ioctl(fd_.get(), EB_IOCTL(KVM_GET_LAPIC), &s);
-    return s;
-}
-
-void Vcpu::set_lapic(const kvm_lapic_state& s) {
-    checked_ioctl(fd_.get(), EB_IOCTL(KVM_SET_LAPIC), const_cast<kvm_lapic_state*>(&s));
 }
 
 StatsFd Vcpu::stats_fd() const {

@@ -33,12 +33,8 @@ public:
     std::vector<kvm_cpuid_entry2> cpuid() const;
     // Reads one MSR; nullopt if KVM does not know it.
     std::optional<uint64_t> msr(uint32_t index) const;
-    void set_msr(uint32_t index, uint64_t value);
     uint64_t tsc_khz() const;
-    kvm_mp_state mp_state() const;
     void set_mp_state(uint32_t state);
-    kvm_lapic_state lapic() const;
-    void set_lapic(const kvm_lapic_state& s);
     StatsFd stats_fd() const;
 
     // Makes the next KVM_RUN return at once (EINTR); with a signal, kicks a

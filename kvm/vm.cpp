@@ -30,14 +30,6 @@ void Vm::create_irqchip() {
     checked_ioctl(fd_.get(), EB_IOCTL(KVM_CREATE_IRQCHIP), 0ul);
 }
 
-void Vm::set_tss_addr(uint64_t gpa) {
-    checked_ioctl(fd_.get(), EB_IOCTL(KVM_SET_TSS_ADDR), gpa);
-}
-
-void Vm::set_identity_map_addr(uint64_t gpa) {
-    checked_ioctl(fd_.get(), EB_IOCTL(KVM_SET_IDENTITY_MAP_ADDR), &gpa);
-}
-
 void Vm::enable_cap(uint32_t cap, uint64_t arg0) {
     kvm_enable_cap c{};
     c.cap = cap;

@@ -28,8 +28,6 @@ public:
     void set_user_memory_region(uint32_t slot, uint64_t gpa, uint64_t size, void* hva,
                                 uint32_t flags = 0);
     void create_irqchip();
-    void set_tss_addr(uint64_t gpa);
-    void set_identity_map_addr(uint64_t gpa);
     void enable_cap(uint32_t cap, uint64_t arg0 = 0);
     // Signals `efd` on guest writes to [addr, addr + len) that match
     // `datamatch`, if given, instead of exiting. `len` 0 (with

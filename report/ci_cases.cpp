@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "report/views.h"
+#include "report/grids.h"
 
 namespace eb::report {
 

@@ -1,6 +1,6 @@
 // A run or a comparison as CI test cases: what KTAP and JUnit both report.
 // One case per test (a run) or per test and configuration (a compare); the
-// figures are the subject's Grid cells (report/views.h), so every format
+// figures are the subject's Grid cells (report/grids.h), so every format
 // shows the same columns under the same names.
 #pragma once
 #include <string>

@@ -1,10 +1,10 @@
-// CSV, markdown and plain text: the subject's Grid (report/views.h) with its
+// CSV, markdown and plain text: the subject's Grid (report/grids.h) with its
 // heading and notes. CSV is the grid alone, for spreadsheets and scripts.
 #include <fmt/format.h>
 
 #include "report/exporter.h"
 #include "report/sanitize.h"
-#include "report/views.h"
+#include "report/grids.h"
 
 namespace eb::report {
 

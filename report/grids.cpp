@@ -2,7 +2,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
-#include "report/views.h"
+#include "report/grids.h"
 #include "stats/inference.h"
 
 namespace eb::report {

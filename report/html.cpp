@@ -8,7 +8,7 @@
 #include "report/exporter.h"
 #include "report/html.h"
 #include "report/sha256.h"
-#include "report/views.h"
+#include "report/grids.h"
 #include "stats/inference.h"
 #include "stats/summary.h"
 

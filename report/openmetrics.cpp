@@ -9,7 +9,7 @@
 
 #include "report/exporter.h"
 #include "report/openmetrics.h"
-#include "report/views.h"
+#include "report/grids.h"
 #include "stats/inference.h"
 
 namespace eb::report {

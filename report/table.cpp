@@ -6,7 +6,7 @@
 #include "report/compare.h"
 #include "report/exporter.h"
 #include "report/sanitize.h"
-#include "report/views.h"
+#include "report/grids.h"
 #include "stats/inference.h"
 #include "stats/summary.h"
 

@@ -117,6 +117,26 @@ vmm::Action Session::on_batch_done(const abi::Mailbox& mb) {
     return vmm::Action::Resume;
 }
 
+namespace {
+// A guest string field: at most its size, even if the guest left no NUL.
+template <size_t N>
+std::string guest_text(const char (&s)[N]) {
+    return std::string(s, strnlen(s, N));
+}
+} // namespace
+
+// "guest check failed at guest/bodies/kut.cpp:26: inl(...) == kUserPortValue
+// (0x0 vs 0x5ca1ab1e): user port returned a wrong value", or the message of a
+// plain fail().
+std::string failed_check_text(const abi::Mailbox& mb) {
+    std::string msg = guest_text(mb.msg);
+    const auto& c = mb.check;
+    if (c.line == 0) return msg;
+    std::string out = fmt::format("guest check failed at {}:{}: {}", guest_text(c.file), c.line, guest_text(c.expr));
+    if (c.has_values) out += fmt::format(" ({:#x} vs {:#x})", c.lhs, c.rhs);
+    return out + ": " + msg;
+}
+
 vmm::Action Session::on_ucall(const vmm::Access& a) {
     uint32_t type = 0;
     std::memcpy(&type, a.data.data(), std::min<size_t>(a.data.size(), 4));
@@ -133,9 +153,9 @@ vmm::Action Session::on_ucall(const vmm::Access& a) {
         if (on_batch_done(mb) == vmm::Action::Stop) return vmm::Action::Stop;
         break;
     case abi::kSkip:
+        return stop(End::Skipped, std::string(mb.msg, strnlen(mb.msg, sizeof mb.msg)), a.vcpu);
     case abi::kFail:
-        return stop(type == abi::kSkip ? End::Skipped : End::Failed, std::string(mb.msg, strnlen(mb.msg, sizeof mb.msg)),
-                    a.vcpu);
+        return stop(End::Failed, failed_check_text(mb), a.vcpu);
     case abi::kException: {
         const auto& e = mb.exc;
         return stop(End::Exception,

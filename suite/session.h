@@ -21,6 +21,10 @@
 
 namespace eb::suite {
 
+// The failure detail of a guest's kFail: file:line, the check's text and the
+// values it compared (GUEST_CHECK_EQ), then its message.
+std::string failed_check_text(const abi::Mailbox& mb);
+
 class Session {
 public:
     // `body_vcpus`: how many vCPUs run each batch (all of them for parallel tests).

@@ -23,7 +23,7 @@ GUEST_BODY(vmmcall) {
 }
 
 static void check_user_port() {
-    if (guest::inl(abi::kUserPort) != abi::kUserPortValue) guest::fail("user port returned a wrong value");
+    GUEST_CHECK_EQ(guest::inl(abi::kUserPort), abi::kUserPortValue, "user port returned a wrong value");
 }
 GUEST_BODY_WITH_SETUP(inl_from_qemu, check_user_port) { (void)guest::inl(abi::kUserPort); }
 
@@ -44,6 +44,6 @@ GUEST_BODY(wr_tsc_adjust_msr) { guest::wrmsr(kMsrTscAdjust, 0); }
 GUEST_BODY(wr_kernel_gs_base) { guest::wrmsr(kMsrKernelGsBase, 0); }
 
 static void check_user_mmio() {
-    if (guest::mmio_read32(abi::kUserMmio) != abi::kUserMmioValue) guest::fail("user MMIO returned a wrong value");
+    GUEST_CHECK_EQ(guest::mmio_read32(abi::kUserMmio), abi::kUserMmioValue, "user MMIO returned a wrong value");
 }
 GUEST_BODY_WITH_SETUP(mmio_from_user, check_user_mmio) { (void)guest::mmio_read32(abi::kUserMmio); }

@@ -6,7 +6,8 @@ using namespace eb;
 GUEST_BODY(selftest_fault) { asm volatile("ud2"); }
 GUEST_BODY(selftest_hang) { asm volatile("1: jmp 1b"); }
 GUEST_BODY(selftest_unexpected_exit) { guest::outb(0x5f1, 0); }
-static void failing_setup() { guest::fail("setup check failed on purpose"); }
+// A check that compares two values, as a real one would.
+static void failing_setup() { GUEST_CHECK_EQ(guest::boot_info()->nr_vcpus, 0, "setup check failed on purpose"); }
 GUEST_BODY_WITH_SETUP(selftest_fail, failing_setup) {}
 
 // Fails on the APs only, so the report must name the AP, not time out on vCPU 0.

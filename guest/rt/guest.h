@@ -98,8 +98,13 @@ inline bool wait_change(const volatile uint64_t& v, uint64_t old) {
     return true;
 }
 
-// Reports a failed check to the host; the test ends there.
+// Reports a failed check to the host; the test ends there. Prefer the
+// GUEST_CHECK macros below, which also report where and what was compared.
 [[noreturn]] void fail(const char* msg);
+// What GUEST_CHECK and GUEST_CHECK_EQ call: the host shows file:line, the
+// check's text, the two values (for _EQ) and the message in the test's detail.
+[[noreturn]] void fail_check(const char* file, uint32_t line, const char* expr, bool has_values, uint64_t lhs,
+                             uint64_t rhs, const char* msg);
 // Reports that the guest lacks what the test needs; the test is skipped.
 [[noreturn]] void skip(const char* why);
 
@@ -151,3 +156,14 @@ inline void mmio_write32(uint64_t gpa, uint32_t v) { *reinterpret_cast<volatile 
 
 #define GUEST_BODY(name) EB_GUEST_BODY(name, nullptr)
 #define GUEST_BODY_WITH_SETUP(name, setup) EB_GUEST_BODY(name, setup)
+
+// Guest checks in the manner of the KVM selftests' guest asserts.
+#define GUEST_CHECK(cond, msg)                                                                 \
+    do {                                                                                       \
+        if (!(cond)) ::eb::guest::fail_check(__FILE__, __LINE__, #cond, false, 0, 0, msg);     \
+    } while (0)
+#define GUEST_CHECK_EQ(a, b, msg)                                                              \
+    do {                                                                                       \
+        uint64_t eb_l_ = static_cast<uint64_t>(a), eb_r_ = static_cast<uint64_t>(b);           \
+        if (eb_l_ != eb_r_) ::eb::guest::fail_check(__FILE__, __LINE__, #a " == " #b, true, eb_l_, eb_r_, msg); \
+    } while (0)

@@ -35,10 +35,33 @@ uint64_t read_cr2() {
 
 namespace eb::guest {
 
-void fail(const char* msg) {
+namespace {
+[[noreturn]] void send_fail(const char* msg) {
     copy_msg(mailbox()->msg, msg, sizeof(abi::Mailbox::msg));
     ucall(abi::kFail);
     halt_forever();
+}
+} // namespace
+
+void fail(const char* msg) {
+    mailbox()->check.line = 0;  // no check: the message is all there is
+    send_fail(msg);
+}
+
+void fail_check(const char* file, uint32_t line, const char* expr, bool has_values, uint64_t lhs, uint64_t rhs,
+                const char* msg) {
+    // __FILE__ holds the build's path to the source: keep it from "guest/" on.
+    const char* from = file;
+    for (const char* p = file; *p; ++p)
+        if (p[0] == 'g' && p[1] == 'u' && p[2] == 'e' && p[3] == 's' && p[4] == 't' && p[5] == '/') from = p;
+    auto& c = mailbox()->check;
+    copy_msg(c.file, from, sizeof c.file);
+    copy_msg(c.expr, expr, sizeof c.expr);
+    c.line = line;
+    c.has_values = has_values;
+    c.lhs = lhs;
+    c.rhs = rhs;
+    send_fail(msg);
 }
 
 void skip(const char* why) {

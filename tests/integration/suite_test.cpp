@@ -240,6 +240,9 @@ TEST(Suite, UnexpectedExitAndFailedCheckAreFailures) {
     const auto& f = find(rep, "selftest_fail");
     EXPECT_EQ(f.status, suite::Status::Failed);
     EXPECT_NE(f.detail.find("failed on purpose"), std::string::npos) << f.detail;
+    // Where, what and the values, as a KVM selftest's guest assert would say.
+    EXPECT_NE(f.detail.find("guest check failed at guest/bodies/selftest.cpp:"), std::string::npos) << f.detail;
+    EXPECT_NE(f.detail.find("nr_vcpus == 0 (0x1 vs 0x0)"), std::string::npos) << f.detail;
 }
 
 // An AP that fails must be reported as that AP's failure, not as vCPU 0 hanging

@@ -233,3 +233,25 @@ TEST(Session, OnlyBatchesCountAsProgress) {
     batch(s, x, 100);
     EXPECT_GT(s.last_progress_ns(), started);
 }
+
+// A guest check's failure says where, what and the values; a plain fail()
+// keeps its message alone, and a guest that left no NUL cannot overrun.
+TEST(GuestCheck, FailureDetailNamesFileLineExpressionAndValues) {
+    eb::abi::Mailbox mb{};
+    std::strcpy(mb.msg, "user port returned a wrong value");
+    EXPECT_EQ(eb::suite::failed_check_text(mb), "user port returned a wrong value");
+    mb.check.line = 26;
+    mb.check.has_values = 1;
+    mb.check.lhs = 0;
+    mb.check.rhs = 0x5ca1ab1e;
+    std::strcpy(mb.check.file, "guest/bodies/kut.cpp");
+    std::strcpy(mb.check.expr, "guest::inl(abi::kUserPort) == abi::kUserPortValue");
+    EXPECT_EQ(eb::suite::failed_check_text(mb),
+              "guest check failed at guest/bodies/kut.cpp:26: guest::inl(abi::kUserPort) == abi::kUserPortValue "
+              "(0x0 vs 0x5ca1ab1e): user port returned a wrong value");
+    mb.check.has_values = 0;
+    std::memset(mb.check.expr, 'x', sizeof mb.check.expr);
+    EXPECT_EQ(eb::suite::failed_check_text(mb),
+              "guest check failed at guest/bodies/kut.cpp:26: " + std::string(sizeof mb.check.expr, 'x') +
+                  ": user port returned a wrong value");
+}

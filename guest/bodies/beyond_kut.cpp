@@ -44,7 +44,7 @@ void setup_timer() {
     guest::apic_write(guest::kApicLvtt, guest::kLvttTscDeadline | abi::kTimerVector);
 }
 
-void setup_self_ipi() { guest::set_irq_handler(abi::kSelfIpiVector, guest::apic_eoi); }
+void install_self_ipi_eoi() { guest::set_irq_handler(abi::kSelfIpiVector, guest::apic_eoi); }
 
 uint64_t npf_next;
 
@@ -112,7 +112,7 @@ GUEST_BODY_WITH_SETUP(hlt_wake, setup_timer) {
 
 // A self-IPI pending while IF=0: KVM asks for an interrupt window, which
 // opens at STI.
-GUEST_BODY_WITH_SETUP(irq_window, setup_self_ipi) {
+GUEST_BODY_WITH_SETUP(irq_window, install_self_ipi_eoi) {
     guest::cli();
     guest::apic_icr(0, guest::kIcrAssert | guest::kIcrSelf | abi::kSelfIpiVector);
     guest::sti();

@@ -1,5 +1,5 @@
-// Each subject's figures as a Grid and its heading lines: defined once here,
-// laid out by CSV, markdown, text and HTML alike.
+// Each subject's figures as a Grid (grids.cpp) and the lines set around it
+// (table.cpp): defined once here, laid out by CSV, markdown, text and HTML alike.
 #pragma once
 #include <string>
 #include <vector>
