@@ -9,9 +9,10 @@
 namespace eb::report {
 
 struct Grid {
-    std::vector<std::string> columns;
+    std::vector<std::string> columns;            // keys: CSV, markdown, text
     std::vector<bool> numeric;                  // per column: right-aligned in text and markdown
     std::vector<std::vector<std::string>> rows;
+    std::vector<std::string> titles;            // the columns as a person reads them (HTML); else the keys
 };
 
 // A field quoted when it holds a comma, quote, CR or LF; quotes doubled. Text

@@ -12,10 +12,18 @@ namespace {
 std::string num(double x, int digits) { return std::isfinite(x) ? fmt::format("{:.{}f}", x, digits) : ""; }
 std::string pct_change(double ratio) { return std::isfinite(ratio) ? fmt::format("{:+.2f}", (ratio - 1) * 100) : ""; }
 
-Grid with_columns(std::vector<std::pair<const char*, bool>> cols) {
+// Each column once: its key (CSV, markdown, text, metrics), its title for a
+// person (the HTML page), and whether it is a number.
+struct Column {
+    const char* key;
+    const char* title;
+    bool numeric;
+};
+Grid with_columns(std::vector<Column> cols) {
     Grid g;
-    for (auto [name, numeric] : cols) {
-        g.columns.emplace_back(name);
+    for (auto [key, title, numeric] : cols) {
+        g.columns.emplace_back(key);
+        g.titles.emplace_back(title);
         g.numeric.push_back(numeric);
     }
     return g;
@@ -64,22 +72,22 @@ std::vector<double> net_per_exit(const suite::RunReport& r, const suite::TestRes
 }
 
 Grid run_grid(const suite::RunReport& r) {
-    Grid g = with_columns({{"test", false}, {"status", false}, {"cycles_per_iter", true}, {"ci95_lo", true},
-                           {"ci95_hi", true}, {"interval_from", false}, {"ns_per_iter", true},
-                           {"minus_baseline", true}, {"cv_within_pct", true}, {"cv_between_pct", true},
-                           {"sessions", true}, {"repeats", true}, {"iterations", true}, {"exit_kind", false},
-                           {"exits_expected", true}, {"exits_measured", true}, {"per_exit_p50", true},
-                           {"per_exit_p99", true}, {"detail", false}});
+    Grid g = with_columns({{"test", "test", false}, {"status", "status", false}, {"cycles_per_iter", "cycles/iter", true}, {"ci95_lo", "95% CI low", true},
+                           {"ci95_hi", "95% CI high", true}, {"interval_from", "interval from", false}, {"ns_per_iter", "ns/iter", true},
+                           {"minus_baseline", "minus baseline (cycles)", true}, {"cv_within_pct", "spread within (CV %)", true}, {"cv_between_pct", "spread between sessions (CV %)", true},
+                           {"sessions", "sessions", true}, {"repeats", "repeats", true}, {"iterations", "iterations/batch", true}, {"exit_kind", "exit", false},
+                           {"exits_expected", "exits expected/iter", true}, {"exits_measured", "exits measured/iter", true}, {"per_exit_p50", "per exit p50 (cycles)", true},
+                           {"per_exit_p99", "per exit p99 (cycles)", true}, {"detail", "detail", false}});
     auto base = suite::baseline_cycles(r);
     for (const auto& t : r.results) g.rows.push_back(run_row(r, t, base));
     return g;
 }
 
 Grid compare_grid(const Comparison& c) {
-    Grid g = with_columns({{"test", false}, {"config", false}, {"role", false}, {"units", true}, {"sessions", true},
-                           {"geomean_cycles", true}, {"ci95_lo", true}, {"ci95_hi", true}, {"change_pct", true},
-                           {"change_lo_pct", true}, {"change_hi_pct", true}, {"p", true}, {"verdict", false},
-                           {"detectable_pct", true}, {"status", false}});
+    Grid g = with_columns({{"test", "test", false}, {"config", "configuration", false}, {"role", "role", false}, {"units", "units", true}, {"sessions", "sessions", true},
+                           {"geomean_cycles", "cycles/iter (geomean)", true}, {"ci95_lo", "95% CI low", true}, {"ci95_hi", "95% CI high", true}, {"change_pct", "change %", true},
+                           {"change_lo_pct", "change 95% CI low %", true}, {"change_hi_pct", "change 95% CI high %", true}, {"p", "p", true}, {"verdict", "verdict", false},
+                           {"detectable_pct", "detectable change %", true}, {"status", "status", false}});
     for (const auto& t : c.report.tests)
         for (size_t i = 0; i < t.configs.size(); ++i) {
             const auto& k = t.configs[i];
@@ -102,9 +110,9 @@ Grid compare_grid(const Comparison& c) {
 }
 
 Grid profile_grid(const profile::Report& p) {
-    Grid g = with_columns({{"reason", false}, {"tracepoint", false}, {"count", true}, {"samples_pct", true},
-                           {"time_pct", true}, {"min_us", true}, {"p50_us", true}, {"p99_us", true},
-                           {"max_us", true}, {"mean_us", true}, {"rel_sem_pct", true}});
+    Grid g = with_columns({{"reason", "exit reason", false}, {"tracepoint", "event", false}, {"count", "exits", true}, {"samples_pct", "exits %", true},
+                           {"time_pct", "time %", true}, {"min_us", "min (µs)", true}, {"p50_us", "p50 (µs)", true}, {"p99_us", "p99 (µs)", true},
+                           {"max_us", "max (µs)", true}, {"mean_us", "mean (µs)", true}, {"rel_sem_pct", "± (rel. SE %)", true}});
     auto share = [](double part, uint64_t whole) { return whole ? part / double(whole) * 100 : 0.0; };
     // An imported perf table has no durations: its percentiles are missing, not 0.
     auto pct = [&](double ns) { return p.imported.empty() ? num(ns / 1e3, 3) : std::string(); };
@@ -124,9 +132,9 @@ Grid profile_grid(const profile::Report& p) {
 }
 
 Grid merge_grid(const Merged& m) {
-    Grid g = with_columns({{"cpu_model", false}, {"microcode", false}, {"kernel", false}, {"backend", false},
-                           {"test", false}, {"hosts", true}, {"median_cycles", true}, {"min_cycles", true},
-                           {"max_cycles", true}, {"spread_pct", true}, {"outlier_hosts", false}});
+    Grid g = with_columns({{"cpu_model", "CPU model", false}, {"microcode", "microcode", false}, {"kernel", "kernel", false}, {"backend", "backend", false},
+                           {"test", "test", false}, {"hosts", "hosts", true}, {"median_cycles", "median cycles/iter", true}, {"min_cycles", "min cycles/iter", true},
+                           {"max_cycles", "max cycles/iter", true}, {"spread_pct", "spread %", true}, {"outlier_hosts", "outlier hosts", false}});
     for (const auto& grp : m.groups)
         for (const auto& t : grp.tests) {
             auto odd = t.outlier_notes();

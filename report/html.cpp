@@ -35,7 +35,10 @@ std::string esc(std::string_view s) {
 // Wide tables (compare has 15 columns) scroll inside their box, not the page.
 std::string table(const Grid& g) {
     std::string out = "<div class=wide><table><tr>";
-    for (const auto& c : g.columns) out += "<th>" + esc(c) + "</th>";
+    // A person's title; the key (what CSV and JSON call it) as its tooltip.
+    for (size_t i = 0; i < g.columns.size(); ++i)
+        out += fmt::format("<th title=\"{}\">{}</th>", esc(g.columns[i]),
+                           esc(i < g.titles.size() ? g.titles[i] : g.columns[i]));
     out += "</tr>\n";
     for (const auto& r : g.rows) {
         out += "<tr>";
@@ -88,7 +91,7 @@ struct Page {
             "<h1>{}</h1>\n{}"
             "<details><summary>Plots drawn with Chart.js (MIT/Expat license), inlined from Debian's libjs-chart.js"
             "</summary><pre>{}</pre></details>\n"
-            "<pre id=\"eb-check\"></pre>\n<script id=\"eb-data\" type=\"application/json\">{}</script>\n"
+            "<pre id=\"eb-check\" hidden></pre>\n<script id=\"eb-data\" type=\"application/json\">{}</script>\n"
             "<script>{}</script>\n<script>{}</script>\n</body></html>\n",
             script_sources(), esc(title), html::page_style(), esc(title), body, esc(html::chartjs_license()), data, html::chartjs(),
             html::page_script());
@@ -114,7 +117,7 @@ void run_page(Page& pg, const suite::RunReport& r) {
     std::string head = esc(run_header(r));
     for (size_t at = 0; (at = head.find('\n', at)) != std::string::npos; at += 5) head.replace(at, 1, "<br>\n");
     pg.body += "<p>" + head + "</p>\n<h2>Summary</h2>\n" + table(run_grid(r)) + list(run_notes(r));
-    Grid env{{"fact", "value"}, {false, false}, {}};
+    Grid env{{"fact", "value"}, {false, false}, {}, {}};
     const auto& pv = r.provenance;
     std::vector<std::pair<std::string, std::string>> facts{
         {"time (UTC)", pv.timestamp_utc}, {"hostname", pv.hostname}, {"build", pv.git_describe}};

@@ -72,7 +72,7 @@ TEST(Csv, QuotesFieldsAsRfc4180Says) {
     EXPECT_EQ(report::csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
     EXPECT_EQ(report::csv_field("two\nlines"), "\"two\nlines\"");
     EXPECT_EQ(report::csv_field("cr\r"), "\"cr\r\"");
-    report::Grid g{{"a", "b"}, {false, true}, {{"x,y", "1"}}};
+    report::Grid g{{"a", "b"}, {false, true}, {{"x,y", "1"}}, {}};
     EXPECT_EQ(report::to_csv(g), "a,b\r\n\"x,y\",1\r\n");
 }
 
@@ -127,7 +127,7 @@ TEST(Markdown, EscapesPipesAndMarkup) {
 }
 
 TEST(Text, PadsColumnsAndHidesControlBytes) {
-    report::Grid g{{"name", "n"}, {false, true}, {{"a\x1b[31m", "1"}, {"bb", "100"}}};
+    report::Grid g{{"name", "n"}, {false, true}, {{"a\x1b[31m", "1"}, {"bb", "100"}}, {}};
     EXPECT_EQ(report::to_text(g), "name         n\na\\x1b[31m    1\nbb         100\n");
     auto out = report::text_exporter()->render(sample_report());
     EXPECT_NE(out.find("vmcall (hung): rip=0x1"), std::string::npos) << out;
@@ -215,6 +215,20 @@ TEST(Html, SelfContainedWithItsLicenseAndNoWayOut) {
     size_t closes = 0;
     for (size_t at = 0; (at = out.find("</script", at)) != std::string::npos; ++at) ++closes;
     EXPECT_EQ(closes, 3u);
+}
+
+// The page is for people: titled columns (the key as tooltip), its script
+// and style from their files, and the self-check hidden.
+TEST(Html, TablesAreHeadedForPeopleAndTheSelfCheckIsHidden) {
+    auto out = report::html_exporter()->render(sample_report());
+    EXPECT_NE(out.find("<th title=\"cycles_per_iter\">cycles/iter</th>"), std::string::npos);
+    EXPECT_NE(out.find("<th title=\"ci95_lo\">95% CI low</th>"), std::string::npos);
+    EXPECT_EQ(out.find("<th>ci95_lo</th>"), std::string::npos);
+    EXPECT_NE(out.find("<pre id=\"eb-check\" hidden></pre>"), std::string::npos);
+    EXPECT_EQ(report::html::page_script().rfind("// exitbench's HTML page", 0), 0u);
+    EXPECT_NE(out.find(report::html::page_script()), std::string::npos);
+    EXPECT_NE(out.find(report::html::page_style()), std::string::npos);
+    EXPECT_NE(report::html::page_style().find("border-collapse"), std::string::npos);
 }
 
 TEST(Html, DataCannotCloseTheScriptElement) {
