@@ -15,6 +15,7 @@
 #include "profile/perf_text.h"
 #include "sys/file.h"
 #include "report/kut_import.h"
+#include "report/profile_text.h"
 #include "report/sanitize.h"
 #include "report/sha256.h"
 
@@ -128,7 +129,7 @@ int cmd_import_perf(const ImportArgs& a) {
             j["source"] = {{"tool", "perf kvm stat report"}, {"file", f}, {"sha256", sha}};
             all.push_back(std::move(j));
         }
-        for (const auto& t : tables) out += "\n" + profile::render_perf(t);
+        for (const auto& t : tables) out += "\n" + report::render_perf(t);
     }
     if (!a.json.empty()) sys::write_file(a.json, all.dump(2) + "\n");
     out += "count, min, max, mean and +-% only (no percentiles); compare with an exitbench trace: "

@@ -20,6 +20,7 @@
 #include "profile/analyze.h"
 #include "profile/perf_text.h"
 #include "profile/record.h"
+#include "report/profile_text.h"
 #include "vmm/host.h"
 
 namespace eb::cli {
@@ -214,7 +215,7 @@ int cmd_profile(const ProfileCommands& c, const ProfileArgs& a, const std::atomi
         bool written = write_exports(exports, rep);
         // An imported perf table has nothing beyond perf's own columns to show.
         bool perf_table = a.perf_only || (!rep.imported.empty() && a.format == "table");
-        write_stdout(perf_table ? profile::render_perf(rep) : exporter->render(rep));
+        write_stdout(perf_table ? report::render_perf(rep) : exporter->render(rep));
         return written ? kOk : kHost;
     }
     auto opt = options(a);
@@ -223,10 +224,10 @@ int cmd_profile(const ProfileCommands& c, const ProfileArgs& a, const std::atomi
             throw UsageError("profile compare takes two traces, OLD NEW, or several a side: OLD1 OLD2 --vs NEW1 NEW2");
         auto old_rep = analyzed(a.files[0], opt);
         auto new_rep = analyzed(a.files[1], opt);
-        write_stdout(profile::render_compare(profile::compare(old_rep, new_rep), opt.mode));
+        write_stdout(report::render_profile_compare(profile::compare(old_rep, new_rep), opt.mode));
         return kOk;
     }
-    write_stdout(profile::render_compare(compare_trace_sets(a, opt), opt.mode));
+    write_stdout(report::render_profile_compare(compare_trace_sets(a, opt), opt.mode));
     return kOk;
 }
 

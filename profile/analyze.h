@@ -105,11 +105,6 @@ Report analyze(const TraceFile& trace, const Options& opt);
 Report analyze(std::span<const Event> events, std::string_view isa, const Options& opt,
                uint64_t lost_events = 0, std::string_view backend = {});
 
-// perf kvm stat report --stdio's table, row for row.
-std::string render_perf(const Report& r);
-// The same with p50/p99/max, drops, the per-vCPU breakdown and a log2
-// histogram per row.
-std::string render_extended(const Report& r);
 nlohmann::json to_json(const Report& r);
 
 // One key (matched on type, key and info) across two reports.
@@ -147,6 +142,5 @@ std::vector<ReasonChange> compare(const Report& old_rep, const Report& new_rep);
 // the trace as the unit. Throws as compare() for any pair of reports.
 std::vector<ReasonChange> compare_sets(const std::vector<Report>& olds, const std::vector<Report>& news,
                                        double alpha = 0.05);
-std::string render_compare(const std::vector<ReasonChange>& changes, Mode mode);
 
 } // namespace eb::profile

@@ -14,23 +14,6 @@
 
 namespace eb::profile {
 
-namespace {
-
-std::string us(double ns) { return fmt::format("{:.2f}us", ns / 1000); }
-
-std::string pct(double ratio) { return fmt::format("{:+.1f}%", (ratio - 1) * 100); }
-
-// A timed row's verdict: the test across traces, or why there is none.
-std::string timed_verdict(const ReasonChange& c) {
-    if (c.tested)
-        return fmt::format("{} (mean {} [{}, {}], p {:.3g}, Holm p {:.3g}; {} vs {} traces)", c.verdict,
-                           pct(c.ratio), pct(c.ci_lo), pct(c.ci_hi), c.p, c.p_holm, c.old_traces, c.new_traces);
-    if (c.old_traces <= 1 && c.new_traces <= 1) return "not testable (one trace a side)";
-    if (c.old_traces >= 2 && c.new_traces >= 2) return "not testable (the traces agree exactly)";
-    return fmt::format("not testable ({} vs {} traces)", c.old_traces, c.new_traces);
-}
-
-} // namespace
 
 std::vector<ReasonChange> compare(const Report& old_rep, const Report& new_rep) {
     if (old_rep.mode != new_rep.mode)
@@ -82,42 +65,5 @@ std::vector<ReasonChange> compare(const Report& old_rep, const Report& new_rep) 
     return out;
 }
 
-std::string render_compare(const std::vector<ReasonChange>& changes, Mode mode) {
-    const char* title = mode == Mode::VmExit ? "VM-EXIT"
-                        : mode == Mode::Mmio ? "MMIO Access"
-                        : mode == Mode::Ioport ? "IO Port Access"
-                                               : "MSR Access";
-    std::string out = fmt::format("{:>40} {:>23} {:>22} {:>22} {:>24}  {}\n\n", title, "Samples old -> new",
-                                  "Avg time old -> new", "p50 old -> new", "Shift mean/p50/p99", "Verdict");
-    auto rel = [](double r) { return std::isnan(r) ? std::string("-") : fmt::format("{:+.1f}%", 100 * r); };
-    for (const ReasonChange& c : changes) {
-        std::string counts = fmt::format("{} -> {}", c.old_count, c.new_count);
-        std::string avg = "-", p50 = "-", shift = "-", verdict;
-        if (c.timed) {
-            avg = fmt::format("{} -> {}", us(c.old_mean_ns), us(c.new_mean_ns));
-            p50 = fmt::format("{} -> {}", us(c.old_p50_ns), us(c.new_p50_ns));
-            shift = fmt::format("{}/{}/{}", rel(c.mean_rel), rel(c.p50_rel), rel(c.p99_rel));
-            verdict = timed_verdict(c);
-        } else if (c.summary_only) {
-            avg = fmt::format("{} -> {}", us(c.old_mean_ns), us(c.new_mean_ns));
-            verdict = "means only (an imported summary has no durations)";
-        } else if (!c.old_count) {
-            verdict = "only in new";
-        } else if (!c.new_count) {
-            verdict = "only in old";
-        } else {
-            verdict = "counts only (no latency)";
-        }
-        out += fmt::format("{:>40} {:>23} {:>22} {:>22} {:>24}  {}\n", c.name, counts, avg, p50, shift, verdict);
-    }
-    if (std::any_of(changes.begin(), changes.end(), [](const ReasonChange& c) { return c.tested; }))
-        return out + "\nEach trace is one VM and one unit: a key's trace means are tested with Welch's t on their "
-                     "logs, Holm-adjusted over the keys tested. Several traces a side: means and percentiles are "
-                     "averages over the traces.\n";
-    out += "\nOne trace a side is one VM a side: its exits share that VM, so they are not independent units and "
-           "the shifts above are descriptive, not a test. To test a change, compare runs (exitbench compare), "
-           "whose units are runs, or give several traces a side (profile compare OLD1 OLD2 --vs NEW1 NEW2).\n";
-    return out;
-}
 
 } // namespace eb::profile

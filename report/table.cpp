@@ -7,6 +7,8 @@
 #include "report/exporter.h"
 #include "report/sanitize.h"
 #include "report/grids.h"
+#include "report/histogram_text.h"
+#include "report/profile_text.h"
 #include "stats/inference.h"
 #include "stats/summary.h"
 
@@ -39,7 +41,7 @@ std::string per_exit_section(const suite::RunReport& r) {
                            t.name, p[0] - off, p[1] - off, p[2] - off, p[3] - off, p[4] - off,
                            t.per_exit_cycles.size());
         if (t.name != "baseline") {
-            std::istringstream lines(stats::render_histogram(stats::histogram(net_per_exit(r, t), 12, true), 40));
+            std::istringstream lines(render_histogram(stats::histogram(net_per_exit(r, t), 12, true), 40));
             for (std::string line; std::getline(lines, line);) out += "      " + line + "\n";
         }
     }
@@ -217,7 +219,7 @@ public:
         return shown;
     }
 
-    std::string render(const profile::Report& p) const override { return profile::render_extended(p); }
+    std::string render(const profile::Report& p) const override { return render_extended(p); }
     std::string render(const Merged& m) const override { return render_merged(m); }
 };
 

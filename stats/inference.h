@@ -96,7 +96,5 @@ struct Histogram {
     bool log_scale;
 };
 Histogram histogram(std::span<const double> xs, size_t bins, bool log_scale);
-// One '\n'-terminated line per bin: range, count, a bar of '#' up to width.
-std::string render_histogram(const Histogram& h, size_t width);
 
 } // namespace eb::stats

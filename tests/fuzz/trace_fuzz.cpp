@@ -13,6 +13,7 @@
 
 #include "profile/analyze.h"
 #include "profile/trace_file.h"
+#include "report/profile_text.h"
 
 namespace {
 // The fd-based reader (pread into the event array) on the same bytes, through
@@ -50,10 +51,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (m == Mode::Msr && !t.events.empty()) o.vcpu = t.events.front().vcpu;
         try {
             auto r = eb::profile::analyze(t, o);
-            (void)eb::profile::render_perf(r);
-            (void)eb::profile::render_extended(r);
+            (void)eb::report::render_perf(r);
+            (void)eb::report::render_extended(r);
             (void)eb::profile::to_json(r).dump();
-            (void)eb::profile::render_compare(eb::profile::compare(r, r), m);
+            (void)eb::report::render_profile_compare(eb::profile::compare(r, r), m);
         } catch (const std::exception&) {
         }
     }

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <random>
 
+#include "report/histogram_text.h"
 #include "stats/inference.h"
 #include "stats/summary.h"
 
@@ -457,17 +458,17 @@ TEST(Inference, Histogram) {
 
 TEST(Inference, RenderHistogram) {
     std::vector<double> spread{1, 20, 300, 1000};
-    auto text = stats::render_histogram(stats::histogram(spread, 3, true), 10);
+    auto text = report::render_histogram(stats::histogram(spread, 3, true), 10);
     std::cout << text;
     EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3);
     EXPECT_NE(text.find("##########\n"), std::string::npos);  // the fullest bin spans the width
     EXPECT_NE(text.find("[100, 1000]"), std::string::npos);
     // Narrow ranges get enough digits to keep the edges apart.
     std::vector<double> narrow{1000.1, 1000.2, 1000.3, 1000.4};
-    auto n = stats::render_histogram(stats::histogram(narrow, 3, false), 5);
+    auto n = report::render_histogram(stats::histogram(narrow, 3, false), 5);
     EXPECT_EQ(n.find("[1000, 1000)"), std::string::npos) << n;
     std::vector<double> flat{5, 5};
-    EXPECT_EQ(stats::render_histogram(stats::histogram(flat, 4, false), 3), "[5, 5] 2 ###\n");
+    EXPECT_EQ(report::render_histogram(stats::histogram(flat, 4, false), 3), "[5, 5] 2 ###\n");
 }
 
 TEST(Inference, EmptyInputThrows) {

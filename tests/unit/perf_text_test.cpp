@@ -4,10 +4,14 @@
 #include <gtest/gtest.h>
 #include <sstream>
 
+#include "report/profile_text.h"
 #include "profile/perf_text.h"
 #include "fixture.h"
 
 using namespace eb::profile;
+using eb::report::render_extended;
+using eb::report::render_perf;
+using eb::report::render_profile_compare;
 
 namespace {
 

@@ -4,11 +4,15 @@
 #include <cstdio>
 #include <random>
 
+#include "report/profile_text.h"
 #include "profile/analyze.h"
 #include "profile/exit_reasons.h"
 #include "stats/summary.h"
 
 using namespace eb::profile;
+using eb::report::render_extended;
+using eb::report::render_perf;
+using eb::report::render_profile_compare;
 
 namespace {
 
@@ -461,7 +465,7 @@ TEST(ProfileCompare, ShowsAnInjectedLatencyChangeButNoVerdict) {
     EXPECT_NEAR(cpuid->mean_rel, 0, 1e-12);
     EXPECT_FALSE(hlt->timed);
     EXPECT_EQ(hlt->new_count, 0u);
-    std::string out = render_compare(changes, Mode::VmExit);
+    std::string out = render_profile_compare(changes, Mode::VmExit);
     EXPECT_NE(out.find("1.08us -> 0.58us"), std::string::npos) << out;
     EXPECT_NE(out.find("not testable (one trace a side)"), std::string::npos) << out;
     for (const char* word : {"faster", "slower", "no detectable difference", "p ="})
@@ -513,12 +517,12 @@ TEST(ProfileCompare, SeveralTracesASideAreTestedWithTheTraceAsTheUnit) {
     EXPECT_STREQ(c[0].verdict, "slower");
     EXPECT_EQ(c[0].old_traces, 3u);
     EXPECT_NEAR(c[0].ratio, 1.2, 0.03);
-    auto text = render_compare(c, Mode::VmExit);
+    auto text = render_profile_compare(c, Mode::VmExit);
     EXPECT_NE(text.find("slower (mean +"), std::string::npos) << text;
     EXPECT_NE(text.find("3 vs 3 traces"), std::string::npos) << text;
     auto one = compare_sets({a[0]}, {b[0]});
     EXPECT_FALSE(one[0].tested);
-    EXPECT_NE(render_compare(one, Mode::VmExit).find("not testable (one trace a side)"), std::string::npos);
+    EXPECT_NE(render_profile_compare(one, Mode::VmExit).find("not testable (one trace a side)"), std::string::npos);
 }
 
 // Identical VMs but for a 1% per-VM offset, 20000 exits each: a rank test
@@ -536,6 +540,6 @@ TEST(ProfileCompare, APerVmOffsetIsNeverAVerdict) {
         auto c = compare(run(a), run(b));
         ASSERT_EQ(c.size(), 1u);
         EXPECT_TRUE(c[0].timed);
-        EXPECT_NE(render_compare(c, Mode::VmExit).find("not testable"), std::string::npos);
+        EXPECT_NE(render_profile_compare(c, Mode::VmExit).find("not testable"), std::string::npos);
     }
 }

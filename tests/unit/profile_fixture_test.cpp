@@ -3,10 +3,14 @@
 // this workplace's kvm_pvm, where kvm_exit/kvm_entry never fire.
 #include <gtest/gtest.h>
 
+#include "report/profile_text.h"
 #include "profile/analyze.h"
 #include "tests/paths.h"
 
 using namespace eb::profile;
+using eb::report::render_extended;
+using eb::report::render_perf;
+using eb::report::render_profile_compare;
 
 namespace {
 std::string fixture(const char* name) { return eb::test::fixtures_dir() + "/profile/" + name; }

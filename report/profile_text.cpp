@@ -1,12 +1,16 @@
-// Text and JSON views of a Report. render_perf reproduces perf kvm stat
-// report --stdio (print_result in tools/perf/builtin-kvm.c) column for column.
+// A profile as text: render_perf reproduces perf kvm stat report --stdio
+// (print_result in tools/perf/builtin-kvm.c) column for column;
+// render_extended adds percentiles, drops, vCPUs and histograms; and
+// render_profile_compare lays out a before/after per key.
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 
-#include "profile/analyze.h"
+#include "report/profile_text.h"
 
-namespace eb::profile {
+namespace eb::report {
+
+using namespace profile;
 
 namespace {
 
@@ -91,6 +95,20 @@ void histogram(std::string& out, const Row& row) {
     }
 }
 
+std::string us_text(double ns) { return fmt::format("{:.2f}us", ns / 1000); }
+
+std::string change_pct(double ratio) { return fmt::format("{:+.1f}%", (ratio - 1) * 100); }
+
+// A timed row's verdict: the test across traces, or why there is none.
+std::string timed_verdict(const ReasonChange& c) {
+    if (c.tested)
+        return fmt::format("{} (mean {} [{}, {}], p {:.3g}, Holm p {:.3g}; {} vs {} traces)", c.verdict,
+                           change_pct(c.ratio), change_pct(c.ci_lo), change_pct(c.ci_hi), c.p, c.p_holm, c.old_traces, c.new_traces);
+    if (c.old_traces <= 1 && c.new_traces <= 1) return "not testable (one trace a side)";
+    if (c.old_traces >= 2 && c.new_traces >= 2) return "not testable (the traces agree exactly)";
+    return fmt::format("not testable ({} vs {} traces)", c.old_traces, c.new_traces);
+}
+
 } // namespace
 
 std::string render_perf(const Report& r) {
@@ -155,73 +173,38 @@ std::string render_extended(const Report& r) {
     return out;
 }
 
-nlohmann::json to_json(const Report& r) {
-    using nlohmann::json;
-    json rows = json::array();
-    for (const Row& row : r.rows) {
-        json j = {{"name", row.name},
-                  {"tracepoint", event_type_name(row.type)},
-                  {"key", row.key},
-                  {"info", row.info},
-                  {"timed", row.timed},
-                  {"count", row.count}};
-        json vcpus = json::array();
-        for (const VcpuStat& v : row.vcpus) {
-            json jv = {{"vcpu", v.vcpu}, {"count", v.count}};
-            if (row.timed) {
-                jv["total_ns"] = v.total_ns;
-                jv["mean_ns"] = v.mean_ns();
-                jv["min_ns"] = v.min_ns;
-                jv["max_ns"] = v.max_ns;
-            }
-            vcpus.push_back(jv);
+std::string render_profile_compare(const std::vector<ReasonChange>& changes, Mode mode) {
+std::string out = fmt::format("{:>40} {:>23} {:>22} {:>22} {:>24}  {}\n\n", title(mode), "Samples old -> new",
+                                  "Avg time old -> new", "p50 old -> new", "Shift mean/p50/p99", "Verdict");
+    auto rel = [](double r) { return std::isnan(r) ? std::string("-") : fmt::format("{:+.1f}%", 100 * r); };
+    for (const ReasonChange& c : changes) {
+        std::string counts = fmt::format("{} -> {}", c.old_count, c.new_count);
+        std::string avg = "-", p50 = "-", shift = "-", verdict;
+        if (c.timed) {
+            avg = fmt::format("{} -> {}", us_text(c.old_mean_ns), us_text(c.new_mean_ns));
+            p50 = fmt::format("{} -> {}", us_text(c.old_p50_ns), us_text(c.new_p50_ns));
+            shift = fmt::format("{}/{}/{}", rel(c.mean_rel), rel(c.p50_rel), rel(c.p99_rel));
+            verdict = timed_verdict(c);
+        } else if (c.summary_only) {
+            avg = fmt::format("{} -> {}", us_text(c.old_mean_ns), us_text(c.new_mean_ns));
+            verdict = "means only (an imported summary has no durations)";
+        } else if (!c.old_count) {
+            verdict = "only in new";
+        } else if (!c.new_count) {
+            verdict = "only in old";
+        } else {
+            verdict = "counts only (no latency)";
         }
-        if (row.timed) {
-            json hist = json::array();
-            for (size_t k = 0; k < row.log2_hist.size(); ++k)
-                if (row.log2_hist[k])
-                    hist.push_back({{"lo_ns", k ? uint64_t(1) << (k - 1) : 0},
-                                    {"hi_ns", k < 64 ? json(uint64_t(1) << k) : json(18446744073709551615.0)},
-                                    {"count", row.log2_hist[k]}});
-            j["total_ns"] = row.total_ns;
-            j["min_ns"] = row.min_ns;
-            j["max_ns"] = row.max_ns;
-            j["mean_ns"] = row.mean_ns;
-            j["stddev_ns"] = row.stddev_ns();
-            j["rel_sem_pct"] = row.rel_sem_pct();
-            bool summary = !r.imported.empty();
-            j["p50_ns"] = summary ? json(nullptr) : json(row.p50_ns);
-            j["p99_ns"] = summary ? json(nullptr) : json(row.p99_ns);
-            j["log2_hist"] = summary ? json(nullptr) : hist;
-        }
-        j["vcpus"] = vcpus;
-        rows.push_back(j);
+        out += fmt::format("{:>40} {:>23} {:>22} {:>22} {:>24}  {}\n", c.name, counts, avg, p50, shift, verdict);
     }
-    json events = json::object();
-    for (uint8_t t = kFirstEventType; t <= kLastEventType; ++t)
-        events[std::string(event_type_name(EventType(t)))] = r.events_by_type[t];
-    if (r.events_by_type[0]) events["invalid"] = r.events_by_type[0];
-    return {{"mode", mode_name(r.mode)},
-            {"vcpu", r.vcpu ? json(*r.vcpu) : json(nullptr)},
-            {"sort", r.sort},
-            {"isa", r.isa},
-            {"backend", r.backend},
-            {"degraded", r.degraded.empty() ? json(nullptr) : json(r.degraded)},
-            {"imported", r.imported.empty() ? json(nullptr) : json(r.imported)},
-            {"total_samples", r.total_samples},
-            {"total_time_ns", r.total_time_ns},
-            {"lost_events", r.lost_events},
-            {"dropped",
-             {{"total", r.dropped.total()},
-              {"no_begin", r.dropped.no_begin},
-              {"end_before_begin", r.dropped.end_before_begin},
-              {"no_end", r.dropped.no_end},
-              {"lost_gap", r.dropped.lost_gap}}},
-            {"unpaired_at_start", r.unpaired_at_start},
-            {"in_flight_at_end", r.in_flight_at_end},
-            {"out_of_order", r.out_of_order},
-            {"events", events},
-            {"rows", rows}};
+    if (std::any_of(changes.begin(), changes.end(), [](const ReasonChange& c) { return c.tested; }))
+        return out + "\nEach trace is one VM and one unit: a key's trace means are tested with Welch's t on their "
+                     "logs, Holm-adjusted over the keys tested. Several traces a side: means and percentiles are "
+                     "averages over the traces.\n";
+    out += "\nOne trace a side is one VM a side: its exits share that VM, so they are not independent units and "
+           "the shifts above are descriptive, not a test. To test a change, compare runs (exitbench compare), "
+           "whose units are runs, or give several traces a side (profile compare OLD1 OLD2 --vs NEW1 NEW2).\n";
+    return out;
 }
 
-} // namespace eb::profile
+} // namespace eb::report
