@@ -38,6 +38,7 @@
 #include "suite/kut_diff.h"
 #include "suite/registry.h"
 #include "suite/runner.h"
+#include "sys/error.h"
 
 
 namespace eb::cli {
@@ -364,9 +365,12 @@ int guarded(F&& command) {
     } catch (const UsageError& e) {
         fmt::print(stderr, "exitbench: error: {}\n", report::printable(e.what()));
         return kUsage;
-    } catch (const std::invalid_argument& e) {
+    } catch (const InputError& e) {
         fmt::print(stderr, "exitbench: error: {}\n", report::printable(e.what()));
         return kUsage;
+    } catch (const std::logic_error& e) {  // a broken precondition: no input should get here
+        fmt::print(stderr, "exitbench: internal error: {}\n", report::printable(e.what()));
+        return kHost;
     } catch (const std::system_error& e) {
         if (!std::ferror(stdout)) {
             fmt::print(stderr, "exitbench: error: {}\n", report::printable(e.what()));

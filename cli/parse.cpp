@@ -1,4 +1,5 @@
 #include "cli/parse.h"
+#include "sys/error.h"
 
 #include <charconv>
 #include <cmath>
@@ -39,7 +40,7 @@ uint64_t parse_count(const std::string& opt, const std::string& v, uint64_t lo, 
     auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
     bool digits_only = !v.empty() && digit(v[0]) && end == v.data() + v.size();
     if (!digits_only || ec != std::errc() || n < lo || n > hi)
-        throw std::invalid_argument(
+        throw InputError(
             hi == UINT64_MAX ? fmt::format("{} needs a whole number of at least {}, not '{}'", opt, lo, v)
                              : fmt::format("{} needs a whole number from {} to {}, not '{}'", opt, lo, hi, v));
     return n;
@@ -59,7 +60,7 @@ double parse_duration(const std::string& opt, const std::string& v, double max_s
     double scale = unit == "" || unit == "s" ? 1 : unit == "ms" ? 1e-3 : unit == "us" ? 1e-6 : -1;
     double x = n ? std::strtod(v.substr(0, n).c_str(), nullptr) * scale : 0;
     if (n == 0 || scale < 0 || !std::isfinite(x) || x < min_s * (1 - 1e-12) || x > max_s)
-        throw std::invalid_argument(fmt::format("{} needs a duration from {} to {} such as 20ms, 0.5s or 250us, "
+        throw InputError(fmt::format("{} needs a duration from {} to {} such as 20ms, 0.5s or 250us, "
                                                 "not '{}'",
                                                 opt, duration_text(min_s), duration_text(max_s), v));
     return x;
@@ -69,7 +70,7 @@ std::vector<int> parse_cpu_list(const std::string& opt, const std::string& v) {
     std::vector<int> out;
     size_t pos = 0;
     auto bad = [&] {
-        return std::invalid_argument(opt + " needs CPU numbers such as 0,1 or 2-5, not '" + v + "'");
+        return InputError(opt + " needs CPU numbers such as 0,1 or 2-5, not '" + v + "'");
     };
     while (pos <= v.size()) {
         size_t end = v.find(',', pos);

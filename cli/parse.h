@@ -1,6 +1,6 @@
 // Strict parsers for option values: digits (and for durations a decimal
 // number with a unit) only, no sign, spaces or wrap-around. Each throws
-// std::invalid_argument with one line that names the option and the allowed
+// InputError with one line that names the option and the allowed
 // range.
 #pragma once
 #include <cstdint>

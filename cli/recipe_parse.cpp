@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "cli/recipe.h"
+#include "sys/error.h"
 
 namespace eb::cli {
 
@@ -22,7 +23,7 @@ Recipe parse_recipe(const std::string& text, const std::string& file) {
         if (r.tests.empty() || r.configs.size() < 2) throw std::runtime_error("needs tests and two configs");
         return r;
     } catch (const std::exception& e) {
-        throw std::runtime_error("recipe " + file + ": " + e.what());
+        throw InputError("recipe " + file + ": " + e.what());
     }
 }
 

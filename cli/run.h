@@ -40,7 +40,7 @@ inline constexpr uint32_t kDefaultRepeats = 4;
 
 void add_run_options(CLI::App& cmd, RunArgs& a);
 
-// Validated settings and test selection; throws UsageError or std::invalid_argument.
+// Validated settings and test selection; throws UsageError or InputError.
 struct RunPlan {
     suite::RunSettings settings;                // cpuid_edits there is the text, for the report
     std::vector<vmm::CpuidEdit> cpuid_edits;    // the same, parsed once

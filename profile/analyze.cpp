@@ -8,6 +8,7 @@
 
 #include "profile/accumulators.h"
 #include "profile/exit_reasons.h"
+#include "sys/error.h"
 
 namespace eb::profile {
 
@@ -138,7 +139,7 @@ void check_sort(const std::string& key) {
     static const char* const kKeys[] = {"ev_name", "sample", "time", "max_t", "min_t", "mean_t"};
     for (const char* k : kKeys)
         if (key == k) return;
-    throw std::invalid_argument("unknown sort key '" + key + "' (ev_name, sample, time, max_t, min_t, mean_t)");
+    throw InputError("unknown sort key '" + key + "' (ev_name, sample, time, max_t, min_t, mean_t)");
 }
 
 // Counts per tracepoint and key, for traces whose exits cannot be timed.
@@ -323,7 +324,7 @@ std::string_view mode_name(Mode m) {
 Mode parse_mode(std::string_view s) {
     for (Mode m : {Mode::VmExit, Mode::Mmio, Mode::Ioport, Mode::Msr})
         if (s == mode_name(m)) return m;
-    throw std::invalid_argument("unknown event mode '" + std::string(s) + "' (vmexit, mmio, ioport, msr)");
+    throw InputError("unknown event mode '" + std::string(s) + "' (vmexit, mmio, ioport, msr)");
 }
 
 double Row::stddev_ns() const { return count < 2 ? 0.0 : std::sqrt(m2 / double(count - 1)); }

@@ -22,7 +22,7 @@ namespace eb::profile {
 // perf kvm stat's --event: vmexit, mmio, ioport, msr.
 enum class Mode { VmExit, Mmio, Ioport, Msr };
 std::string_view mode_name(Mode m);
-Mode parse_mode(std::string_view s);  // throws std::invalid_argument
+Mode parse_mode(std::string_view s);  // throws InputError
 
 // perf kvm stat's -k/--key values.
 inline constexpr std::array<std::string_view, 6> kSortKeys = {"ev_name", "sample", "time", "max_t", "min_t", "mean_t"};
@@ -134,7 +134,7 @@ struct ReasonChange {
     const char* verdict = "";
 };
 
-// Throws std::invalid_argument when the modes differ, or the ISAs do in
+// Throws InputError when the modes differ, or the ISAs do in
 // vmexit mode (the same code means different exits).
 std::vector<ReasonChange> compare(const Report& old_rep, const Report& new_rep);
 // Several traces a side (profile compare OLD... --vs NEW...): counts summed,

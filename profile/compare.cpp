@@ -11,16 +11,17 @@
 #include <tuple>
 
 #include "profile/analyze.h"
+#include "sys/error.h"
 
 namespace eb::profile {
 
 
 std::vector<ReasonChange> compare(const Report& old_rep, const Report& new_rep) {
     if (old_rep.mode != new_rep.mode)
-        throw std::invalid_argument(fmt::format("cannot compare a {} report with a {} report", mode_name(old_rep.mode),
+        throw InputError(fmt::format("cannot compare a {} report with a {} report", mode_name(old_rep.mode),
                                                 mode_name(new_rep.mode)));
     if (old_rep.mode == Mode::VmExit && old_rep.isa != new_rep.isa)
-        throw std::invalid_argument(fmt::format("cannot compare {} exit reasons with {} ones", old_rep.isa, new_rep.isa));
+        throw InputError(fmt::format("cannot compare {} exit reasons with {} ones", old_rep.isa, new_rep.isa));
 
     using K = std::tuple<EventType, uint64_t, uint32_t>;
     std::map<K, std::pair<const Row*, const Row*>> keys;

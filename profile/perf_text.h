@@ -15,12 +15,13 @@
 #include <vector>
 
 #include "profile/analyze.h"
+#include "sys/error.h"
 
 namespace eb::profile {
 
 // A file that holds no usable table; the message is one line.
-struct PerfTextError : std::runtime_error {
-    using std::runtime_error::runtime_error;
+struct PerfTextError : InputError {
+    using InputError::InputError;
 };
 
 // A report text bigger than this is not one perf printed for a person.

@@ -10,6 +10,7 @@
 
 #include "sys/file.h"
 #include "sys/io.h"
+#include "sys/error.h"
 
 namespace eb::profile {
 
@@ -177,17 +178,17 @@ void put_u64(std::string& out, uint64_t v) { out.append(reinterpret_cast<const c
 
 void put_str(std::string& out, const std::string& s, const char* what) {
     if (s.size() > kMaxTraceString)
-        throw std::invalid_argument(std::string("trace header: ") + what + " longer than " +
+        throw InputError(std::string("trace header: ") + what + " longer than " +
                                     std::to_string(kMaxTraceString) + " bytes");
-    if (!printable(s)) throw std::invalid_argument(std::string("trace header: ") + what + " is not printable ASCII");
+    if (!printable(s)) throw InputError(std::string("trace header: ") + what + " is not printable ASCII");
     put_u32(out, static_cast<uint32_t>(s.size()));
     out += s;
 }
 
 std::string encode_header(const TraceHeader& h) {
-    if (!valid_isa(h.isa)) throw std::invalid_argument("trace header: isa '" + h.isa + "' is not vmx, svm or unknown");
-    if (h.tracepoints.size() > kMaxTracepoints) throw std::invalid_argument("trace header: too many tracepoints");
-    if (h.pids.size() > kMaxPids) throw std::invalid_argument("trace header: too many pids");
+    if (!valid_isa(h.isa)) throw InputError("trace header: isa '" + h.isa + "' is not vmx, svm or unknown");
+    if (h.tracepoints.size() > kMaxTracepoints) throw InputError("trace header: too many tracepoints");
+    if (h.pids.size() > kMaxPids) throw InputError("trace header: too many pids");
     std::string out(kMagic, sizeof kMagic);
     put_u32(out, kTraceVersion);
     put_u32(out, 0);  // header_bytes, patched below
@@ -203,7 +204,7 @@ std::string encode_header(const TraceHeader& h) {
     put_u32(out, static_cast<uint32_t>(h.pids.size()));
     for (uint32_t p : h.pids) put_u32(out, p);
     out.resize((out.size() + 7) / 8 * 8, '\0');
-    if (out.size() > kMaxHeaderBytes) throw std::invalid_argument("trace header larger than 1 MiB");
+    if (out.size() > kMaxHeaderBytes) throw InputError("trace header larger than 1 MiB");
     uint32_t n = static_cast<uint32_t>(out.size());
     std::memcpy(out.data() + 12, &n, 4);
     return out;
@@ -270,7 +271,7 @@ void TraceWriter::write_at(const void* data, size_t n, uint64_t off) {
 void TraceWriter::add(const Event& e) {
     if (!out_) throw std::runtime_error("cannot write " + path_ + ": trace already finished or failed");
     auto t = static_cast<uint8_t>(e.type);
-    if (!valid_event_type(t)) throw std::invalid_argument("event type " + std::to_string(t) + " is not an EventType");
+    if (!valid_event_type(t)) throw InputError("event type " + std::to_string(t) + " is not an EventType");
     if (e.type == EventType::Lost) lost_records_ = sat_add(lost_records_, e.a);
     buf_.push_back(e);
     if (buf_.size() == buf_.capacity()) flush();

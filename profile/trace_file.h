@@ -61,7 +61,7 @@ TraceFile read_trace_bytes(std::span<const uint8_t> bytes);
 // rewrites the counts in the header and publishes the file (renamed over a
 // regular file, copied into a device or FIFO). Destroyed unfinished, it
 // leaves `path` untouched and no temporary file behind. Throws std::runtime_error on I/O errors and
-// std::invalid_argument on a header or event no reader would accept.
+// InputError on a header or event no reader would accept.
 class TraceWriter {
 public:
     TraceWriter(const std::string& path, const TraceHeader& header);

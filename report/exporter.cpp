@@ -1,4 +1,5 @@
 #include "report/exporter.h"
+#include "sys/error.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -17,7 +18,7 @@ const char* subject_name(Subject s) {
 
 namespace {
 [[noreturn]] void not_for(Subject s) {
-    throw std::invalid_argument(std::string("this format does not apply to ") + subject_name(s));
+    throw InputError(std::string("this format does not apply to ") + subject_name(s));
 }
 constexpr Subject kRun = Subject::Run, kCmp = Subject::Compare, kProf = Subject::Profile, kMerge = Subject::Merge;
 } // namespace

@@ -30,7 +30,7 @@ class Exporter {
 public:
     virtual ~Exporter() = default;
     virtual std::string render(const suite::RunReport& r) const = 0;
-    // A format that does not apply (formats() says which do) throws std::invalid_argument.
+    // A format that does not apply (formats() says which do) throws InputError.
     virtual std::string render(const Comparison& c) const;
     virtual std::string render(const profile::Report& p) const;
     virtual std::string render(const Merged& m) const;

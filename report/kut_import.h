@@ -10,12 +10,13 @@
 #include <vector>
 
 #include "suite/result.h"
+#include "sys/error.h"
 
 namespace eb::report {
 
 // A file that holds no usable vmexit.flat result; the message is one line.
-struct KutFormatError : std::runtime_error {
-    using std::runtime_error::runtime_error;
+struct KutFormatError : InputError {
+    using InputError::InputError;
 };
 
 struct KutLine {

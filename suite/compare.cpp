@@ -10,6 +10,7 @@
 #include "stats/summary.h"
 #include "suite/compare_review.h"
 #include "suite/compare_side.h"
+#include "sys/error.h"
 
 namespace eb::suite {
 
@@ -162,7 +163,7 @@ void adjust(ComparisonReport& out) {
 ComparisonReport build(const std::vector<std::string>& labels, const std::vector<std::vector<RunReport>>& sides,
                        Unit unit, double alpha) {
     if (labels.size() != sides.size() || sides.size() < 2)
-        throw std::invalid_argument("a comparison needs two or more labelled sides");
+        throw InputError("a comparison needs two or more labelled sides");
     ComparisonReport out;
     out.labels = labels;
     out.unit = unit;

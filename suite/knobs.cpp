@@ -1,4 +1,5 @@
 #include "suite/knobs.h"
+#include "sys/error.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -35,7 +36,7 @@ uint64_t parse_number(const std::string& what, const std::string& v) {
     char* end = nullptr;
     uint64_t n = std::strtoull(v.c_str(), &end, 0);
     if (v.empty() || v[0] == '-' || errno || !end || *end)
-        throw std::invalid_argument(what + ": '" + v + "' is not a number");
+        throw InputError(what + ": '" + v + "' is not a number");
     return n;
 }
 
@@ -52,23 +53,23 @@ uint32_t parse_msr_index(const std::string& name) {
         if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0]))) {
             std::string names;
             for (const auto& m : kMsrs) names += std::string(names.empty() ? "" : ", ") + m.name;
-            throw std::invalid_argument("--guest-msr: unknown MSR '" + name + "' (names: " + names +
+            throw InputError("--guest-msr: unknown MSR '" + name + "' (names: " + names +
                                         "; or a number such as 0x48)");
         }
         uint64_t n = parse_number("--guest-msr", name);
-        if (n > 0xffffffff) throw std::invalid_argument("--guest-msr: MSR index " + name + " is out of range");
+        if (n > 0xffffffff) throw InputError("--guest-msr: MSR index " + name + " is out of range");
         idx = static_cast<uint32_t>(n);
     }
     for (const auto& r : kReserved)
         if (idx == r.index)
-            throw std::invalid_argument(std::string("--guest-msr: ") + r.name + " is off limits: " + r.why);
+            throw InputError(std::string("--guest-msr: ") + r.name + " is off limits: " + r.why);
     return idx;
 }
 
 MsrKnob parse_msr_knob(const std::string& spec) {
     auto eq = spec.find('=');
     if (eq == std::string::npos || eq == 0)
-        throw std::invalid_argument("--guest-msr takes MSR=VALUE, e.g. spec_ctrl=0x401, not '" + spec + "'");
+        throw InputError("--guest-msr takes MSR=VALUE, e.g. spec_ctrl=0x401, not '" + spec + "'");
     MsrKnob k;
     k.name = spec.substr(0, eq);
     k.index = parse_msr_index(k.name);
@@ -84,12 +85,12 @@ EferKnob parse_efer(const std::string& spec) {
         auto eq = item.find('=');
         std::string key = item.substr(0, eq), val = eq == std::string::npos ? "" : item.substr(eq + 1);
         if (val != "on" && val != "off")
-            throw std::invalid_argument("--guest-efer takes nx=on|off and sce=on|off, not '" + item + "'");
+            throw InputError("--guest-efer takes nx=on|off and sce=on|off, not '" + item + "'");
         if (key == "nx") e.nx = val == "on";
         else if (key == "sce") e.sce = val == "on";
-        else throw std::invalid_argument("--guest-efer: unknown bit '" + key + "' (nx, sce)");
+        else throw InputError("--guest-efer: unknown bit '" + key + "' (nx, sce)");
     }
-    if (!e.nx && !e.sce) throw std::invalid_argument("--guest-efer needs nx=on|off and/or sce=on|off");
+    if (!e.nx && !e.sce) throw InputError("--guest-efer needs nx=on|off and/or sce=on|off");
     return e;
 }
 

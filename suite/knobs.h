@@ -1,5 +1,5 @@
 // Guest-state knobs as run options: guest MSR values (the BHI mitigation's
-// SPEC_CTRL), guest EFER bits (EFER switching) and CPUID edits. Parsers throw std::invalid_argument with a one-line reason.
+// SPEC_CTRL), guest EFER bits (EFER switching) and CPUID edits. Parsers throw InputError (sys/error.h) with a one-line reason.
 #pragma once
 #include <cstdint>
 #include <optional>

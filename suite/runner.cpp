@@ -15,6 +15,7 @@
 #include "vmm/cpuid_features.h"
 #include "vmm/devices.h"
 #include "vmm/machine.h"
+#include "sys/error.h"
 
 namespace eb::suite {
 
@@ -150,11 +151,11 @@ uint32_t resolve_apic_mode(const std::string& choice, const HostContext& h) {
     bool has_x2 = vmm::cpuid_bit(h.cpuid, cpuid::kX2apic);
     if (choice == "xapic") return abi::kXapic;
     if (choice == "x2apic") {
-        if (!has_x2) throw std::invalid_argument("--apic x2apic: KVM does not offer x2APIC to guests here");
+        if (!has_x2) throw std::runtime_error("--apic x2apic: KVM does not offer x2APIC to guests here");
         return abi::kX2apic;
     }
     if (choice == "auto") return has_x2 ? abi::kX2apic : abi::kXapic;
-    throw std::invalid_argument(fmt::format("--apic must be one of {}, not '{}'", fmt::join(kApicModes, ", "), choice));
+    throw InputError(fmt::format("--apic must be one of {}, not '{}'", fmt::join(kApicModes, ", "), choice));
 }
 
 Runner::Runner(const kvm::System& sys, const vmm::GuestImage& image, HostContext host,

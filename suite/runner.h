@@ -21,7 +21,7 @@ HostContext probe_context(const kvm::System& sys);
 // --apic's values.
 inline constexpr std::array<std::string_view, 3> kApicModes = {"auto", "xapic", "x2apic"};
 // "auto" (x2APIC when KVM offers it, as KUT does), "xapic" or "x2apic";
-// throws std::invalid_argument for anything else or an x2APIC the host lacks.
+// throws InputError for anything else, and std::runtime_error for an x2APIC the host lacks.
 uint32_t resolve_apic_mode(const std::string& choice, const HostContext& h);
 
 class Runner {

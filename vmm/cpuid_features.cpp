@@ -1,4 +1,5 @@
 #include "vmm/cpuid_features.h"
+#include "sys/error.h"
 
 #include <cctype>
 #include <sstream>
@@ -76,17 +77,17 @@ std::vector<CpuidEdit> parse_cpuid_edits(const std::string& spec) {
             on = item[0] == '+';
             name = item.substr(1);
         } else {
-            throw std::invalid_argument("--cpuid takes +feature, -feature or feature=on|off items, not '" + item + "'");
+            throw InputError("--cpuid takes +feature, -feature or feature=on|off items, not '" + item + "'");
         }
         auto f = find_cpuid_feature(name);
         if (!f) {
             std::string names;
             for (const auto& k : cpuid::kAll) names += std::string(names.empty() ? "" : ", ") + k.name;
-            throw std::invalid_argument("--cpuid: unknown feature '" + name + "' (known: " + names + ")");
+            throw InputError("--cpuid: unknown feature '" + name + "' (known: " + names + ")");
         }
         out.push_back({*f, on});
     }
-    if (out.empty()) throw std::invalid_argument("--cpuid needs at least one +feature or -feature");
+    if (out.empty()) throw InputError("--cpuid needs at least one +feature or -feature");
     return out;
 }
 
@@ -94,7 +95,7 @@ void apply_cpuid_edits(std::vector<kvm_cpuid_entry2>& table, const std::vector<C
                        const std::vector<kvm_cpuid_entry2>& supported) {
     for (const auto& e : edits) {
         if (e.on && !cpuid_bit(supported, e.feature))
-            throw std::invalid_argument(std::string("--cpuid +") + e.feature.name +
+            throw InputError(std::string("--cpuid +") + e.feature.name +
                                         ": KVM cannot offer it to guests on this host");
         set_cpuid_bit(table, e.feature, e.on);
     }

@@ -1,6 +1,6 @@
 // libFuzzer target: every parser of typed text: option values and recipes. The first byte picks the
 // parser, the rest is the text. Each must accept or throw
-// std::invalid_argument, and what it accepts must keep its promises.
+// eb::InputError, and what it accepts must keep its promises.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -12,6 +12,7 @@
 #include "cli/recipe.h"
 #include "suite/knobs.h"
 #include "vmm/cpuid_features.h"
+#include "sys/error.h"
 
 namespace {
 
@@ -48,7 +49,7 @@ void parse_one(uint8_t which, const std::string& text) {
         try {
             auto r = cli::parse_recipe(text, "fuzz.json");
             check(!r.tests.empty() && r.configs.size() >= 2);
-        } catch (const std::runtime_error&) {  // the recipe parser's one error type
+        } catch (const eb::InputError&) {  // the recipe parser's one error type
         }
         break;
     }
@@ -60,7 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (size == 0) return 0;
     try {
         parse_one(data[0], std::string(reinterpret_cast<const char*>(data + 1), size - 1));
-    } catch (const std::invalid_argument&) {
+    } catch (const eb::InputError&) {
     }
     return 0;
 }

@@ -13,6 +13,7 @@
 #include "report/sha256.h"
 #include "sample_report.h"
 #include "tests/temp_dir.h"
+#include "sys/error.h"
 
 using namespace eb;
 
@@ -272,17 +273,17 @@ TEST(Exporters, EveryFormatRendersWhatItAppliesTo) {
         if (f.applies(S::Compare)) {
             EXPECT_FALSE(e->render(cmp).empty()) << f.name;
         } else {
-            EXPECT_THROW(e->render(cmp), std::invalid_argument) << f.name;
+            EXPECT_THROW(e->render(cmp), eb::InputError) << f.name;
         }
         if (f.applies(S::Profile)) {
             EXPECT_FALSE(e->render(prof).empty()) << f.name;
         } else {
-            EXPECT_THROW(e->render(prof), std::invalid_argument) << f.name;
+            EXPECT_THROW(e->render(prof), eb::InputError) << f.name;
         }
         if (f.applies(S::Merge)) {
             EXPECT_FALSE(e->render(merged).empty()) << f.name;
         } else {
-            EXPECT_THROW(e->render(merged), std::invalid_argument) << f.name;
+            EXPECT_THROW(e->render(merged), eb::InputError) << f.name;
         }
     }
     auto names = report::format_names(report::Subject::Compare);

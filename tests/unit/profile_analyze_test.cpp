@@ -8,6 +8,7 @@
 #include "profile/analyze.h"
 #include "profile/exit_reasons.h"
 #include "stats/summary.h"
+#include "sys/error.h"
 
 using namespace eb::profile;
 using eb::report::render_extended;
@@ -143,7 +144,7 @@ TEST(ProfileAnalyze, SortKeys) {
     EXPECT_EQ(order("ev_name"), (V{"CPUID", "HLT", "MSR_WRITE"}));
     Options o;
     o.sort = "percent_sample";  // documented by perf, rejected by its is_valid_key()
-    EXPECT_THROW(run(s, o), std::invalid_argument);
+    EXPECT_THROW(run(s, o), eb::InputError);
 }
 
 TEST(ProfileAnalyze, InterleavedThreadsPairPerThread) {
@@ -386,7 +387,7 @@ TEST(ProfileAnalyze, JsonCarriesEverything) {
 TEST(ProfileAnalyze, ModeNames) {
     EXPECT_EQ(parse_mode("ioport"), Mode::Ioport);
     EXPECT_EQ(mode_name(Mode::Msr), "msr");
-    EXPECT_THROW(parse_mode("vmexits"), std::invalid_argument);
+    EXPECT_THROW(parse_mode("vmexits"), eb::InputError);
 }
 
 TEST(ProfileExitReasons, Vmx) {
@@ -474,8 +475,8 @@ TEST(ProfileCompare, ShowsAnInjectedLatencyChangeButNoVerdict) {
 
     Options o;
     o.mode = Mode::Msr;
-    EXPECT_THROW(compare(old, run(trace(580, false), o)), std::invalid_argument);
-    EXPECT_THROW(compare(old, run(trace(580, false), {}, "svm")), std::invalid_argument);
+    EXPECT_THROW(compare(old, run(trace(580, false), o)), eb::InputError);
+    EXPECT_THROW(compare(old, run(trace(580, false), {}, "svm")), eb::InputError);
 }
 
 // Several traces a side: the trace is the unit. Identical VMs but for a 1%

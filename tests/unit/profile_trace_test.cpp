@@ -8,6 +8,7 @@
 
 #include "profile/trace_file.h"
 #include "tests/temp_dir.h"
+#include "sys/error.h"
 
 using namespace eb::profile;
 namespace fs = std::filesystem;
@@ -157,19 +158,19 @@ TEST_F(TraceFileTest, UnfinishedWriterLeavesNothing) {
 TEST_F(TraceFileTest, WriterRejectsWhatNoReaderWouldAccept) {
     TraceHeader h = sample_header();
     h.isa = "arm";
-    EXPECT_THROW(TraceWriter(temp_path("x.ebt"), h), std::invalid_argument);
+    EXPECT_THROW(TraceWriter(temp_path("x.ebt"), h), eb::InputError);
     h = sample_header();
     h.cpu_model.assign(kMaxTraceString + 1, 'x');
-    EXPECT_THROW(TraceWriter(temp_path("x.ebt"), h), std::invalid_argument);
+    EXPECT_THROW(TraceWriter(temp_path("x.ebt"), h), eb::InputError);
     h = sample_header();
     h.backend = "kvm\n";
-    EXPECT_THROW(TraceWriter(temp_path("x.ebt"), h), std::invalid_argument);
+    EXPECT_THROW(TraceWriter(temp_path("x.ebt"), h), eb::InputError);
     TraceWriter w(temp_path("x.ebt"), sample_header());
     Event e = sample_events()[0];
     e.type = EventType(0);
-    EXPECT_THROW(w.add(e), std::invalid_argument);
+    EXPECT_THROW(w.add(e), eb::InputError);
     e.type = EventType(9);
-    EXPECT_THROW(w.add(e), std::invalid_argument);
+    EXPECT_THROW(w.add(e), eb::InputError);
     w.finish();
     EXPECT_THROW(w.finish(), std::runtime_error);
     EXPECT_THROW(TraceWriter(temp_path("no/such/dir/x.ebt"), sample_header()), std::runtime_error);
