@@ -1,6 +1,8 @@
 // Prints how long exitbench takes: VMM start-up (open /dev/kvm to the guest's
 // first exit), the VMM's own cycles per userspace exit, and the wall time of
-// a whole `exitbench run`. `exitbench_bench vmm` prints only the VMM's cycles.
+// a whole `exitbench run`, each beside the floor where one exists (floor.h).
+// `exitbench_bench vmm` prints only the VMM's cycles per exit, `exitbench_bench
+// start` only the VM start.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -8,11 +10,13 @@
 #include <fmt/format.h>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 #include <string_view>
 #include <vector>
 
+#include "bench/floor.h"
 #include "guest/abi.h"
 #include "kvm/system.h"
 #include "stats/summary.h"
@@ -89,10 +93,12 @@ void ab_resolution(const char* test, double target_pct, double budget_s) {
 }
 
 // The VMM's handling of one userspace exit of each kind, from the run's own
-// host-side timestamps (KVM_RUN return -> next KVM_RUN).
-void vmm_handling() {
+// host-side timestamps (KVM_RUN return -> next KVM_RUN); returns the p50 per
+// kind ("pio", "mmio", "msr") for the comparison with the floor.
+std::map<std::string, double> vmm_handling() {
+    std::map<std::string, double> p50;
     char dir[] = "/tmp/exitbench_bench_XXXXXX";
-    if (!mkdtemp(dir)) return;
+    if (!mkdtemp(dir)) return p50;
     std::string json = std::string(dir) + "/vmm.json";
     const std::pair<const char*, const char*> kinds[] = {
         {"pio", "inl_from_qemu"}, {"mmio", "mmio_from_user"}, {"msr", "rdmsr_to_user"}};
@@ -111,6 +117,7 @@ void vmm_handling() {
                     fmt::print("  {:<5} {:<16} no timed exits ({})\n", kind, test, r["status"].get<std::string>());
                     continue;
                 }
+                p50[kind] = s["vmm_p50_cycles"].get<double>();
                 fmt::print("  {:<5} {:<16} p50 {:6.0f}  p99 {:6.0f}  mean {:6.0f}  (handler {:5.0f})  of {:8.0f} "
                            "per exit, n={}\n", kind, test, s["vmm_p50_cycles"].get<double>(),
                            s["vmm_p99_cycles"].get<double>(), s["vmm_mean_cycles"].get<double>(),
@@ -121,6 +128,30 @@ void vmm_handling() {
         fmt::print("  run failed (status {}): {}\n", st, e.what());
     }
     std::filesystem::remove_all(dir);
+    return p50;
+}
+
+// Beside the floor, in this run: the least the kernel allows per exit.
+void vmm_against_floor(const std::map<std::string, double>& ours) {
+    fmt::print("VMM time per userspace exit against the floor (bare KVM_RUN loop, no dispatch), p50 cycles:\n");
+    for (auto kind : {bench::FloorExit::Pio, bench::FloorExit::Mmio, bench::FloorExit::Msr}) {
+        std::string why;
+        auto loop = bench::floor_exit_loop(kind, 20000, why);
+        const char* name = bench::floor_exit_name(kind);
+        if (!loop) {
+            fmt::print("  {:<5} floor not measurable here: {}\n", name, why);
+            continue;
+        }
+        double floor = stats::median(loop->vmm_cycles), trip = stats::median(loop->round_trip_cycles);
+        auto it = ours.find(name);
+        if (it == ours.end()) {
+            fmt::print("  {:<5} floor {:6.0f} (round trip {:.0f}); exitbench's figure is missing above\n", name, floor,
+                       trip);
+            continue;
+        }
+        fmt::print("  {:<5} exitbench {:6.0f}  floor {:6.0f}  ratio {:5.2f}x  ({:+.0f} cycles; the floor's round "
+                   "trip {:.0f})\n", name, it->second, floor, it->second / floor, it->second - floor, trip);
+    }
 }
 
 double run_suite(const char* args) {
@@ -131,29 +162,50 @@ double run_suite(const char* args) {
     return ms_since(t0, Clock::now()) / 1e3;
 }
 
-} // namespace
-
-int main(int argc, char** argv) {
-    if (argc > 1 && std::string_view(argv[1]) == "vmm") {
-        vmm_handling();
-        return 0;
-    }
-    std::vector<double> open, build, first;
+// VM start to the first guest exit, 30 times each, exitbench's machine and
+// the floor's bare ioctls interleaved so both see the same host.
+void startup_against_floor() {
+    std::vector<double> open, build, first, f_open, f_build, f_first;
+    std::string why;
     for (int i = 0; i < 30; ++i) {
         auto s = one_startup();
         open.push_back(s.open_ms);
         build.push_back(s.build_ms);
         first.push_back(s.first_exit_ms);
+        if (auto f = bench::floor_startup(why)) {
+            f_open.push_back(f->open_ms);
+            f_build.push_back(f->build_ms);
+            f_first.push_back(f->first_exit_ms);
+        }
     }
-    fmt::print("VMM start-up, 30 runs (median / min / max, ms):\n");
-    fmt::print("  open /dev/kvm                      {:7.3f} {:7.3f} {:7.3f}\n", stats::median(open),
-               stats::min(open), stats::max(open));
-    fmt::print("  ... VM, memory, vCPU, boot state   {:7.3f} {:7.3f} {:7.3f}\n", stats::median(build),
-               stats::min(build), stats::max(build));
-    fmt::print("  ... first guest exit (its ucall)   {:7.3f} {:7.3f} {:7.3f}\n", stats::median(first),
-               stats::min(first), stats::max(first));
+    fmt::print("VM start, 30 runs (median / min / max, ms from opening /dev/kvm):\n");
+    auto row = [](const char* what, const std::vector<double>& v) {
+        fmt::print("  {:<38} {:7.3f} {:7.3f} {:7.3f}\n", what, stats::median(v), stats::min(v), stats::max(v));
+    };
+    row("exitbench: open /dev/kvm", open);
+    row("  ... VM, memory, vCPU, boot state", build);
+    row("  ... first guest exit (its ucall)", first);
+    if (f_first.empty()) {
+        fmt::print("  floor not measurable here: {}\n", why);
+        return;
+    }
+    row("floor: open /dev/kvm", f_open);
+    row("  ... VM, one slot, vCPU, registers", f_build);
+    row("  ... first guest exit (port I/O)", f_first);
+    double ours = stats::median(first), floor = stats::median(f_first);
+    fmt::print("  ratio to the floor {:.2f}x ({:+.3f} ms)\n", ours / floor, ours - floor);
+}
 
-    vmm_handling();
+} // namespace
+
+int main(int argc, char** argv) {
+    std::string_view only = argc > 1 ? argv[1] : "";
+    if (only == "vmm" || only == "start") {
+        only == "vmm" ? vmm_against_floor(vmm_handling()) : startup_against_floor();
+        return 0;
+    }
+    startup_against_floor();
+    vmm_against_floor(vmm_handling());
     fmt::print("exitbench run, wall time (s), 3 runs each:\n");
     for (const char* args : {"", "--iterations 64 --repeats 3"}) {
         std::vector<double> w;
