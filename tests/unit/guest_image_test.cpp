@@ -1,3 +1,4 @@
+// The embedded guest image: its header, its bodies, and the registry's match with them.
 #include <gtest/gtest.h>
 
 #include <set>

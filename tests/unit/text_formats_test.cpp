@@ -1,3 +1,4 @@
+// The text formats for people and for vmexit.flat's readers: kut lines and the table.
 #include <gtest/gtest.h>
 
 #include "report/exporter.h"

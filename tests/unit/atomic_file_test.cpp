@@ -1,3 +1,4 @@
+// sys::write_file and check_writable: a whole file or none, one-line errors; traces are owner-only.
 #include <gtest/gtest.h>
 
 #include <filesystem>
