@@ -11,8 +11,6 @@
 
 namespace {
 
-bool have(const char* tool) { return std::system((std::string("command -v ") + tool + " >/dev/null 2>&1").c_str()) == 0; }
-
 // A tool's exit status on `file`, and what it said.
 std::pair<int, std::string> check(const std::string& command, const TempDir& dir) {
     int rc = std::system((command + " > " + dir.file("tool.log") + " 2>&1").c_str());
@@ -32,7 +30,7 @@ std::vector<std::string> cat(std::vector<std::string> a, const std::vector<std::
 // handed to prove as a test script's output.
 TEST(Ci, KtapOfRunAndCompareIsAcceptedByProve) {
     REQUIRE_KVM();
-    if (!have("prove")) GTEST_SKIP() << "prove (Debian package perl) is not installed";
+    if (!have_tool("prove")) GTEST_SKIP() << "prove (Debian package perl) is not installed";
     TempDir dir;
     auto a = run_cli(cat({"run"}, cat(kQuick, {"--no-save", "--format", "ktap", "--export-json", dir.file("a.json"),
                                                  "--export-junit", dir.file("a.xml")})));
@@ -54,7 +52,7 @@ TEST(Ci, KtapOfRunAndCompareIsAcceptedByProve) {
     std::tie(rc, said) = check("prove --exec cat " + dir.file("compare.ktap"), dir);
     EXPECT_EQ(rc, 0) << said;
 
-    if (!have("xmllint")) GTEST_SKIP() << "xmllint (Debian package libxml2-utils) is not installed";
+    if (!have_tool("xmllint")) GTEST_SKIP() << "xmllint (Debian package libxml2-utils) is not installed";
     for (const char* f : {"a.xml", "c.xml"}) {
         std::tie(rc, said) = check("xmllint --noout --schema " + eb::test::source_dir() + "/tests/schema/junit.xsd " + dir.file(f), dir);
         EXPECT_EQ(rc, 0) << said << slurp(dir.file(f));
@@ -66,7 +64,7 @@ TEST(Ci, KtapOfRunAndCompareIsAcceptedByProve) {
 // Without /dev/kvm: saved results (imported vmexit.flat logs) compared as
 // KTAP, read by prove, and as JUnit, validated by xmllint.
 TEST(Ci, KtapAndJunitOfSavedResults) {
-    if (!have("prove")) GTEST_SKIP() << "prove (Debian package perl) is not installed";
+    if (!have_tool("prove")) GTEST_SKIP() << "prove (Debian package perl) is not installed";
     TempDir dir;
     std::string db = dir.file("h.db");
     for (const char* f : {"vmexit_cpuid.log", "vmexit-serial.log"}) {
@@ -84,7 +82,7 @@ TEST(Ci, KtapAndJunitOfSavedResults) {
     EXPECT_EQ(rc, 0) << said;
     EXPECT_NE(said.find("Result: PASS"), std::string::npos) << said;
     std::cout << "prove on `exitbench compare --format ktap`:\n" << said;
-    if (!have("xmllint")) GTEST_SKIP() << "xmllint (Debian package libxml2-utils) is not installed";
+    if (!have_tool("xmllint")) GTEST_SKIP() << "xmllint (Debian package libxml2-utils) is not installed";
     std::tie(rc, said) = check("xmllint --noout --schema " + eb::test::source_dir() + "/tests/schema/junit.xsd " + dir.file("c.xml"), dir);
     EXPECT_EQ(rc, 0) << said;
     std::cout << "xmllint: " << said;

@@ -86,6 +86,10 @@ CliResult run_cli(const std::vector<std::string>& args, const CliOptions& opt) {
 
 bool have_kvm() { return access("/dev/kvm", F_OK) == 0; }
 
+bool have_tool(const char* tool) {
+    return std::system((std::string("command -v ") + tool + " >/dev/null 2>&1").c_str()) == 0;
+}
+
 std::string temp_path(const std::string& name) {
     // One directory per test process (ctest runs each test in its own),
     // removed when the process exits.

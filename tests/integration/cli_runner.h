@@ -28,6 +28,8 @@ struct CliOptions {
 
 CliResult run_cli(const std::vector<std::string>& args, const CliOptions& opt = {});
 bool have_kvm();
+// A program on PATH (command -v).
+bool have_tool(const char* tool);
 // A file in a scratch directory of this test process, removed when it exits;
 // eb::test::TempDirTest gives each test a directory of its own instead.
 std::string temp_path(const std::string& name);

@@ -29,8 +29,6 @@ using nlohmann::json;
 
 namespace {
 
-bool have(const char* tool) { return std::system((std::string("command -v ") + tool + " >/dev/null 2>&1").c_str()) == 0; }
-
 // A port nothing listens on now: bound (so it is free), then released.
 int free_port() {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -170,9 +168,9 @@ private:
 };
 
 #define REQUIRE_DAEMONS()                                                                                         \
-    if (!have("prometheus-node-exporter"))                                                                         \
+    if (!have_tool("prometheus-node-exporter"))                                                                         \
         GTEST_SKIP() << "prometheus-node-exporter (Debian package prometheus-node-exporter) is not installed";     \
-    if (!have("prometheus")) GTEST_SKIP() << "prometheus (Debian package prometheus) is not installed"
+    if (!have_tool("prometheus")) GTEST_SKIP() << "prometheus (Debian package prometheus) is not installed"
 
 // The README's recipe: a run exports straight into the collector's directory.
 TEST(Fleet, RunMetricsReachPrometheusWithTheirHostLabels) {

@@ -14,3 +14,6 @@ inline std::string read_fixture(const std::string& relative) {
     s << f.rdbuf();
     return s.str();
 }
+
+// A perf text or perf script fixture (tests/fixtures/perf/NAME).
+inline std::string perf_fixture(const std::string& name) { return read_fixture("perf/" + name); }

@@ -12,9 +12,7 @@ using namespace eb::profile;
 
 namespace {
 
-std::string fixture(const std::string& name) { return read_fixture("perf/" + name); }
-
-std::string error_of(std::string_view text) {
+std::string script_error_of(std::string_view text) {
     try {
         parse_perf_script(text);
     } catch (const PerfScriptError& e) {
@@ -26,7 +24,7 @@ std::string error_of(std::string_view text) {
 } // namespace
 
 TEST(PerfScript, RealNsOutputBecomesPairedSvmExits) {
-    auto s = parse_perf_script(fixture("perf-script-ns-head.txt"));
+    auto s = parse_perf_script(perf_fixture("perf-script-ns-head.txt"));
     EXPECT_EQ(s.trace.header.isa, "svm");
     EXPECT_EQ(s.trace.events.size(), 300u);
     EXPECT_TRUE(s.skipped.empty());
@@ -49,7 +47,7 @@ TEST(PerfScript, RealNsOutputBecomesPairedSvmExits) {
 }
 
 TEST(PerfScript, DefaultFormatWithCommAndMicrosecondsAlsoReads) {
-    auto s = parse_perf_script(fixture("perf-script-head.txt"));
+    auto s = parse_perf_script(perf_fixture("perf-script-head.txt"));
     EXPECT_EQ(s.trace.header.isa, "svm");
     ASSERT_GE(s.trace.events.size(), 30u);
     EXPECT_EQ(s.trace.events[0].tid, 100u);
@@ -72,7 +70,7 @@ TEST(PerfScript, HostileLinesGetOneLineErrors) {
         {"100 [000] 1.000000001: kvm:kvm_entry: vcpu 4294967297, rip 0x1\n", "line 1: vcpu 4294967297 is out of range"},
     };
     for (const auto& [text, want] : cases) {
-        auto e = error_of(text);
+        auto e = script_error_of(text);
         EXPECT_NE(e.find(want), std::string::npos) << "input: " << text << "\nerror: " << e;
         EXPECT_EQ(e.find('\n'), std::string::npos) << e;
     }

@@ -15,9 +15,7 @@ using eb::report::render_profile_compare;
 
 namespace {
 
-std::string fixture(const std::string& name) { return read_fixture("perf/" + name); }
-
-std::string error_of(std::string_view text) {
+std::string text_error_of(std::string_view text) {
     try {
         parse_perf_text(text, "t");
     } catch (const PerfTextError& e) {
@@ -37,7 +35,7 @@ const std::string kTitle = "             VM-EXIT    Samples  Samples%     Time% 
 } // namespace
 
 TEST(PerfText, RealVmexitTableFromNestedSvm) {
-    auto text = fixture("report-vmexit.txt");
+    auto text = perf_fixture("report-vmexit.txt");
     ASSERT_FALSE(text.empty()) << "fixture missing";
     auto tables = parse_perf_text(text, "report-vmexit.txt");
     ASSERT_EQ(tables.size(), 1u);
@@ -65,13 +63,13 @@ TEST(PerfText, RealVmexitTableFromNestedSvm) {
 }
 
 TEST(PerfText, RealIoportAndMsrTables) {
-    auto io = parse_perf_text(fixture("report-ioport.txt"), "io");
+    auto io = parse_perf_text(perf_fixture("report-ioport.txt"), "io");
     ASSERT_EQ(io.size(), 1u);
     EXPECT_EQ(io[0].mode, Mode::Ioport);
     bool in = false;
     for (const Row& row : io[0].rows) in |= row.type == EventType::Pio && row.info == 0;
     EXPECT_TRUE(in) << "inl tests read a port: a PIN row";
-    auto msr = parse_perf_text(fixture("report-msr.txt"), "msr");
+    auto msr = parse_perf_text(perf_fixture("report-msr.txt"), "msr");
     ASSERT_EQ(msr.size(), 1u);
     EXPECT_EQ(msr[0].mode, Mode::Msr);
     EXPECT_FALSE(msr[0].rows.empty());
@@ -79,8 +77,8 @@ TEST(PerfText, RealIoportAndMsrTables) {
 }
 
 TEST(PerfText, SeveralTablesInOnePasteWithTextAround) {
-    std::string paste = "From: someone\nHere are my numbers:\n\n" + fixture("report-vmexit.txt") +
-                        "\nand the port I/O:\n" + fixture("report-ioport.txt") + "\nThanks\n";
+    std::string paste = "From: someone\nHere are my numbers:\n\n" + perf_fixture("report-vmexit.txt") +
+                        "\nand the port I/O:\n" + perf_fixture("report-ioport.txt") + "\nThanks\n";
     auto t = parse_perf_text(paste, "paste");
     ASSERT_EQ(t.size(), 2u);
     EXPECT_EQ(t[0].mode, Mode::VmExit);
@@ -124,7 +122,7 @@ TEST(PerfText, HostileInputsGetOneLineErrors) {
         {kTitle + "  m\x1b[2Jsr 10 100.00% 100.00% 1.00us 2.00us 1.50us ( +- 1.00% )\n", "printable"},
     };
     for (const auto& [text, want] : cases) {
-        auto e = error_of(text);
+        auto e = text_error_of(text);
         EXPECT_NE(e.find(want), std::string::npos) << "input: " << text.substr(0, 120) << "\nerror: " << e;
         EXPECT_EQ(e.find('\n'), std::string::npos) << e;
     }
@@ -134,16 +132,16 @@ TEST(PerfText, HostileInputsGetOneLineErrors) {
     for (int i = 0; i < 2048; ++i)
         io << "  0x" << std::hex << i << ":POUT 9007199254740992 0.05% 0.05% 0.00us 0.01us 0.00us ( +- 0.00% )\n";
     io << "\nTotal Samples:0, Total events handled time:0.00us.\n";
-    EXPECT_NE(error_of(io.str()).find("rows add up past 2^64"), std::string::npos) << error_of(io.str());
-    EXPECT_NE(error_of(kTitle + "  msr 9007199254740992 100.00% 100.00% 1.00us 2.00us 1.50us ( +- 1.00% )\n")
+    EXPECT_NE(text_error_of(io.str()).find("rows add up past 2^64"), std::string::npos) << text_error_of(io.str());
+    EXPECT_NE(text_error_of(kTitle + "  msr 9007199254740992 100.00% 100.00% 1.00us 2.00us 1.50us ( +- 1.00% )\n")
                   .find("add up past 2^63 ns"), std::string::npos);
-    EXPECT_NE(error_of(kTitle + row + row).find("two rows for 'msr'"), std::string::npos) << error_of(kTitle + row + row);
+    EXPECT_NE(text_error_of(kTitle + row + row).find("two rows for 'msr'"), std::string::npos) << text_error_of(kTitle + row + row);
     std::string big(kPerfTextMaxBytes + 1, ' ');
-    EXPECT_NE(error_of(big).find("too big"), std::string::npos);
+    EXPECT_NE(text_error_of(big).find("too big"), std::string::npos);
 }
 
 TEST(PerfText, RealEmptyMmioTableIsAnEmptyReport) {
-    auto t = parse_perf_text(fixture("report-mmio.txt"), "mmio");
+    auto t = parse_perf_text(perf_fixture("report-mmio.txt"), "mmio");
     ASSERT_EQ(t.size(), 1u);
     EXPECT_EQ(t[0].mode, Mode::Mmio);
     EXPECT_TRUE(t[0].rows.empty());
