@@ -6,6 +6,7 @@
 #include <set>
 
 #include "stats/ab.h"
+#include "stats/calibration.h"
 #include "stats/family.h"
 #include "stats/summary.h"
 #include "suite/compare_review.h"
@@ -73,8 +74,31 @@ bool zero_spread(Effect& e, const stats::TTest& t, Unit u) {
     return true;
 }
 
+// The mean over a side's runs of 1 / its sessions.
+stats::SideShape shape(const SideData& d) {
+    stats::SideShape s{0, 0};
+    for (const auto& r : d.runs)
+        if (!r.session_logs.empty()) {
+            ++s.runs;
+            s.inv_sessions += 1 / double(r.session_logs.size());
+        }
+    s.inv_sessions /= double(std::max<size_t>(1, s.runs));
+    return s;
+}
+
+// A side with one run: the run-to-run spread is the calibration's, with its df.
+Effect effect_calibrated(Effect e, const SideData& a, const SideData& b, const CalibratedSpread& cal, double alpha) {
+    auto ya = detail::units(a, Unit::Run), yb = detail::units(b, Unit::Run);
+    auto t = stats::calibrated_t(stats::mean(yb) - stats::mean(ya), cal.levels, shape(a), shape(b), alpha);
+    e.calibration = fmt::format("the calibration of {} ({} runs)", cal.date, cal.runs);
+    e.method = fmt::format("t on log run means; run-to-run spread from {}", e.calibration);
+    if (!zero_spread(e, t, Unit::Run)) fill(e, t);
+    e.detect_df = t.df;
+    return e;
+}
+
 Effect effect_saved(const SideData& a, const SideData& b, const SideSummary& sa, const SideSummary& sb, Unit u,
-                    double alpha) {
+                    double alpha, const CalibratedSpread* cal) {
     Effect e;
     auto ya = detail::units(a, u), yb = detail::units(b, u);
     e.units_a = ya.size();
@@ -92,6 +116,7 @@ Effect effect_saved(const SideData& a, const SideData& b, const SideSummary& sa,
         return e;
     }
     if (ya.size() < 2 || yb.size() < 2) {
+        if (u == Unit::Run && cal) return effect_calibrated(e, a, b, *cal, alpha);
         e.why = one_unit_why(e, sa, sb, u);
         return e;
     }
@@ -160,7 +185,7 @@ void adjust(ComparisonReport& out) {
 }
 
 ComparisonReport build(const std::vector<std::string>& labels, const std::vector<std::vector<RunReport>>& sides,
-                       Unit unit, double alpha) {
+                       Unit unit, double alpha, const Calibrations& cal = {}) {
     if (labels.size() != sides.size() || sides.size() < 2)
         throw std::invalid_argument("a comparison needs two or more labelled sides");
     ComparisonReport out;
@@ -173,10 +198,12 @@ ComparisonReport build(const std::vector<std::string>& labels, const std::vector
         TestComparison tc;
         tc.test = c.order[i];
         for (size_t k = 0; k < d.size(); ++k) tc.configs.push_back(detail::summarize(labels[k], d[k], unit));
+        auto found = cal.find(tc.test);
+        const CalibratedSpread* spread = found == cal.end() ? nullptr : &found->second;
         for (size_t k = 1; k < d.size(); ++k)
             tc.vs_first.push_back(unit == Unit::Round
                                       ? effect_rounds(d[0], d[k], tc.configs[0], tc.configs[k], alpha)
-                                      : effect_saved(d[0], d[k], tc.configs[0], tc.configs[k], unit, alpha));
+                                      : effect_saved(d[0], d[k], tc.configs[0], tc.configs[k], unit, alpha, spread));
         out.tests.push_back(std::move(tc));
     }
     adjust(out);
@@ -212,10 +239,11 @@ void choose_level(ComparisonReport& out, const std::vector<std::vector<RunReport
 } // namespace
 
 ComparisonReport compare_saved(const std::vector<std::string>& labels,
-                               const std::vector<std::vector<RunReport>>& sides, double alpha) {
+                               const std::vector<std::vector<RunReport>>& sides, double alpha,
+                               const Calibrations& cal) {
     ComparisonReport probe;
     choose_level(probe, sides);
-    auto out = build(labels, sides, probe.unit, alpha);
+    auto out = build(labels, sides, probe.unit, alpha, cal);
     out.level_why = probe.level_why;
     out.unseen = probe.unseen;
     return out;

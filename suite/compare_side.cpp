@@ -72,6 +72,23 @@ stats::Nest nest(const SideData& d) {
     return root;
 }
 
+// Units more than kOutlierSigmas robust SDs from the units' median; the
+// median of 3 or more and its MAD are not moved by the unit they judge.
+std::vector<std::string> outlier_units(const std::vector<double>& y, Unit u) {
+    std::vector<std::string> out;
+    if (y.size() < 3) return out;
+    double med = stats::median(y);
+    std::vector<double> dev;
+    for (double v : y) dev.push_back(std::fabs(v - med));
+    double sigma = 1.4826 * stats::median(dev);
+    if (!(sigma > 0)) return out;
+    for (size_t i = 0; i < y.size(); ++i)
+        if (double z = std::fabs(y[i] - med) / sigma; z > kOutlierSigmas)
+            out.push_back(fmt::format("{} {}: {:+.2f}% from the median of the {}s ({:.1f} robust SDs)", unit_name(u),
+                                      i + 1, (std::exp(y[i] - med) - 1) * 100, unit_name(u), z));
+    return out;
+}
+
 } // namespace
 
 Collected collect(const std::vector<std::vector<RunReport>>& sides) {
@@ -127,6 +144,7 @@ SideSummary summarize(const std::string& label, const SideData& d, Unit u) {
     auto y = units(d, u);
     for (double v : y) s.unit_medians.push_back(std::exp(v));
     if (!y.empty()) s.center = std::exp(stats::mean(y));
+    s.outliers = outlier_units(y, u);
     if (y.size() >= 2) {
         auto t = stats::one_sample_t(y);
         s.center_ci = {std::exp(t.ci.lo), std::exp(t.ci.hi)};

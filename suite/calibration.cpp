@@ -1,0 +1,105 @@
+#include "suite/calibration.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <stdexcept>
+
+#include "stats/summary.h"
+#include "suite/compare_side.h"
+
+namespace eb::suite {
+
+std::string settings_key(const RunSettings& s) {
+    std::vector<std::string> msrs;
+    for (const auto& m : s.guest_msrs) msrs.push_back(fmt::format("{:#x}={:#x}", m.index, m.value));
+    auto tri = [](const std::optional<bool>& b) { return b ? (*b ? "on" : "off") : "-"; };
+    std::string pin = s.pin_auto ? "auto" : fmt::format("{}", fmt::join(s.pin, ","));
+    return fmt::format("batch={} time_goal={:g} warmup={} smp={} cpu={} pin={} apic={} msr={} efer=nx:{},sce:{} "
+                       "cpuid={} baseline={} per_exit={} profile={}",
+                       s.iterations ? std::to_string(*s.iterations) : "adaptive", s.iterations ? 0 : s.time_goal_s,
+                       s.warmup, s.smp, s.cpu ? std::to_string(*s.cpu) : "-", pin.empty() ? "-" : pin, s.apic,
+                       msrs.empty() ? "-" : fmt::format("{}", fmt::join(msrs, ",")), tri(s.guest_efer.nx),
+                       tri(s.guest_efer.sce), s.cpuid_edits.empty() ? "-" : s.cpuid_edits, int(s.baseline),
+                       int(s.per_exit), int(s.profile));
+}
+
+CalibrationIdentity identity_of(const RunReport& r) {
+    return {r.provenance.hostname, r.host.kernel_release, vmm::backend_name(r.host.backend), r.host.cpu_model,
+            settings_key(r.settings)};
+}
+
+std::vector<std::string> mismatches(const CalibrationIdentity& cal, const CalibrationIdentity& run) {
+    std::vector<std::string> out;
+    std::pair<const char*, const std::string CalibrationIdentity::*> fields[] = {
+        {"host", &CalibrationIdentity::hostname},      {"kernel.release", &CalibrationIdentity::kernel_release},
+        {"kvm.backend", &CalibrationIdentity::backend}, {"cpu.model", &CalibrationIdentity::cpu_model},
+        {"settings", &CalibrationIdentity::settings}};
+    for (auto [name, f] : fields)
+        if (cal.*f != run.*f) out.push_back(fmt::format("{}: '{}' (calibration) vs '{}'", name, cal.*f, run.*f));
+    return out;
+}
+
+namespace {
+
+// Seconds per level from the runs: a repeat is its batch (cycles per
+// iteration times the batch over the TSC rate); a session is the test's wall
+// time per session less its repeats (the VM, the warm-up); a run is the
+// process's wall time less every test's.
+stats::Costs costs_of(const std::vector<RunReport>& runs, const std::vector<double>& process_s,
+                      const std::string& test) {
+    std::vector<double> rep, ses, run;
+    for (size_t k = 0; k < runs.size(); ++k) {
+        double inside = 0, hz = runs[k].host.tsc_mhz * 1e6;
+        for (const auto& t : runs[k].results) {
+            inside += t.wall_seconds;
+            if (t.name != test || t.sessions.empty()) continue;
+            double reps = 0, batch_s = 0;
+            for (const auto& s : t.sessions) {
+                reps += double(s.samples.size());
+                if (hz > 0 && !s.samples.empty()) batch_s += stats::median(s.samples) * double(s.iterations) / hz;
+            }
+            double per_rep = batch_s / double(t.sessions.size());
+            rep.push_back(per_rep);
+            ses.push_back(std::max(0.0, t.wall_seconds - reps * per_rep) / double(t.sessions.size()));
+        }
+        if (k < process_s.size()) run.push_back(std::max(0.0, process_s[k] - inside));
+    }
+    auto med = [](const std::vector<double>& v) { return v.empty() ? 0.0 : stats::median(v); };
+    return {med(run), med(ses), med(rep)};
+}
+
+} // namespace
+
+Calibration calibrate_from(const std::vector<RunReport>& runs, const std::vector<double>& process_s) {
+    if (runs.size() < 2) throw std::invalid_argument("a calibration needs two or more runs");
+    Calibration c;
+    const auto& first = runs.front();
+    c.timestamp_utc = first.provenance.timestamp_utc;
+    c.boot_id = first.provenance.boot_id;
+    c.tool_version = first.tool_version;
+    c.identity = identity_of(first);
+    c.runs = runs.size();
+    c.sessions = first.settings.sessions;
+    c.repeats = first.settings.repeats;
+    auto data = detail::collect({runs});
+    for (size_t i = 0; i < data.order.size(); ++i) {
+        const auto& side = data.by_test[i][0];
+        if (!side.seen || is_failure(side.status) || side.status == Status::Skipped || side.imported) continue;
+        TestCalibration t;
+        t.test = data.order[i];
+        std::vector<std::vector<std::vector<double>>> nest;
+        for (const auto& r : side.runs) {
+            if (r.session_logs.empty()) continue;
+            nest.push_back(r.repeat_logs);
+            t.session_logs.push_back(r.session_logs);
+        }
+        if (nest.size() < 2) continue;
+        t.levels = stats::estimate_levels(nest);
+        t.costs = costs_of(runs, process_s, t.test);
+        c.tests.push_back(std::move(t));
+    }
+    return c;
+}
+
+} // namespace eb::suite
