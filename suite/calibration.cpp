@@ -69,6 +69,19 @@ stats::Costs costs_of(const std::vector<RunReport>& runs, const std::vector<doub
     return {med(run), med(ses), med(rep)};
 }
 
+bool usable(const TestResult& t) { return !is_failure(t.status) && t.status != Status::Skipped; }
+
+// The runs without the tests that failed, hung or were skipped in them: a
+// test keeps its other runs (copies made only when there is one to drop).
+std::vector<RunReport> without_failures(const std::vector<RunReport>& runs) {
+    std::vector<RunReport> out;
+    for (const auto& r : runs) {
+        auto& c = out.emplace_back(r);
+        std::erase_if(c.results, [](const TestResult& t) { return !usable(t); });
+    }
+    return out;
+}
+
 } // namespace
 
 Calibration calibrate_from(const std::vector<RunReport>& runs, const std::vector<double>& process_s) {
@@ -82,10 +95,14 @@ Calibration calibrate_from(const std::vector<RunReport>& runs, const std::vector
     c.runs = runs.size();
     c.sessions = first.settings.sessions;
     c.repeats = first.settings.repeats;
-    auto data = detail::collect({runs});
+    bool all_usable = std::all_of(runs.begin(), runs.end(), [](const RunReport& r) {
+        return std::all_of(r.results.begin(), r.results.end(), usable);
+    });
+    std::vector<RunReport> clean = all_usable ? std::vector<RunReport>{} : without_failures(runs);
+    auto data = detail::collect(std::vector<const std::vector<RunReport>*>{all_usable ? &runs : &clean});
     for (size_t i = 0; i < data.order.size(); ++i) {
         const auto& side = data.by_test[i][0];
-        if (!side.seen || is_failure(side.status) || side.status == Status::Skipped || side.imported) continue;
+        if (!side.seen || side.imported) continue;
         TestCalibration t;
         t.test = data.order[i];
         std::vector<std::vector<std::vector<double>>> nest;

@@ -74,22 +74,59 @@ bool zero_spread(Effect& e, const stats::TTest& t, Unit u) {
     return true;
 }
 
-// The mean over a side's runs of 1 / its sessions.
-stats::SideShape shape(const SideData& d) {
-    stats::SideShape s{0, 0};
-    for (const auto& r : d.runs)
-        if (!r.session_logs.empty()) {
-            ++s.runs;
-            s.inv_sessions += 1 / double(r.session_logs.size());
+// A side's run means for a calibrated test, and its shape. The spread comes
+// from the calibration, not from these runs, so a session far off its run's
+// others (two high repeats of three move a median +55%) would pass for a
+// shift: sessions more than kSessionOutlierSigmas calibrated session SDs from
+// the median of their run's sessions (3 or more) are left out and named.
+struct Robust {
+    std::vector<double> y;
+    stats::SideShape shape{0, 0};
+    std::string split;  // a run whose sessions fall apart: no majority near their median
+};
+Robust robust_runs(const SideData& d, double session_sd, const std::string& label, std::vector<std::string>& out) {
+    Robust r;
+    size_t run_no = 0;
+    for (const auto& run : d.runs) {
+        if (run.session_logs.empty()) continue;
+        ++run_no;
+        std::vector<double> kept = run.session_logs;
+        if (kept.size() >= 3 && session_sd > 0) {
+            double med = stats::median(run.session_logs);
+            kept.clear();
+            for (size_t i = 0; i < run.session_logs.size(); ++i) {
+                double z = (run.session_logs[i] - med) / session_sd;
+                if (std::fabs(z) <= kSessionOutlierSigmas) kept.push_back(run.session_logs[i]);
+                else out.push_back(fmt::format("'{}' run {} session {}: {:+.2f}% from its run's other sessions "
+                                               "({:.0f} calibrated SDs)", label, run_no, i + 1,
+                                               (std::exp(run.session_logs[i] - med) - 1) * 100, std::fabs(z)));
+            }
         }
-    s.inv_sessions /= double(std::max<size_t>(1, s.runs));
-    return s;
+        if (2 * kept.size() <= run.session_logs.size()) {
+            r.split = fmt::format("the sessions of '{}' run {} disagree by more than {:g} calibrated SDs with no "
+                                  "majority among them; the calibrated spread does not describe that run", label,
+                                  run_no, kSessionOutlierSigmas);
+            kept = run.session_logs;
+        }
+        r.y.push_back(stats::mean(kept));
+        ++r.shape.runs;
+        r.shape.inv_sessions += 1 / double(kept.size());
+    }
+    r.shape.inv_sessions /= double(std::max<size_t>(1, r.shape.runs));
+    return r;
 }
 
 // A side with one run: the run-to-run spread is the calibration's, with its df.
-Effect effect_calibrated(Effect e, const SideData& a, const SideData& b, const CalibratedSpread& cal, double alpha) {
-    auto ya = detail::units(a, Unit::Run), yb = detail::units(b, Unit::Run);
-    auto t = stats::calibrated_t(stats::mean(yb) - stats::mean(ya), cal.levels, shape(a), shape(b), alpha);
+Effect effect_calibrated(Effect e, const SideData& a, const SideData& b, const SideSummary& sa,
+                         const SideSummary& sb, const CalibratedSpread& cal, double alpha) {
+    double sd = std::sqrt(cal.levels.session_median.var);
+    auto ra = robust_runs(a, sd, sa.label, e.left_out), rb = robust_runs(b, sd, sb.label, e.left_out);
+    if (!ra.split.empty() || !rb.split.empty()) {
+        e.why = "not testable against the calibration: " + (ra.split.empty() ? rb.split : ra.split);
+        e.left_out.clear();
+        return e;
+    }
+    auto t = stats::calibrated_t(stats::mean(rb.y) - stats::mean(ra.y), cal.levels, ra.shape, rb.shape, alpha);
     e.calibration = fmt::format("the calibration of {} ({} runs)", cal.date, cal.runs);
     e.method = fmt::format("t on log run means; run-to-run spread from {}", e.calibration);
     if (!zero_spread(e, t, Unit::Run)) fill(e, t);
@@ -116,7 +153,7 @@ Effect effect_saved(const SideData& a, const SideData& b, const SideSummary& sa,
         return e;
     }
     if (ya.size() < 2 || yb.size() < 2) {
-        if (u == Unit::Run && cal) return effect_calibrated(e, a, b, *cal, alpha);
+        if (u == Unit::Run && cal) return effect_calibrated(e, a, b, sa, sb, *cal, alpha);
         e.why = one_unit_why(e, sa, sb, u);
         return e;
     }

@@ -75,6 +75,7 @@ struct Effect {
     size_t units_a = 0, units_b = 0;
     std::string method;                      // the test that was applied
     std::string calibration;                 // "the calibration of DATE (k runs)" when its spread was used
+    std::vector<std::string> left_out;       // calibrated test: sessions left out of their run's mean, and why
     std::string why;                         // NotTestable: the reason
 };
 
@@ -97,6 +98,9 @@ struct ComparisonReport {
 };
 
 inline constexpr double kOutlierSigmas = 3;
+// A calibrated test leaves out a session this many calibrated session SDs
+// from its run's others (normal noise puts one there about once in 10^8).
+inline constexpr double kSessionOutlierSigmas = 6;
 
 // Saved results: sides[k] holds every result file (saved run) of configuration k.
 // At the run level, a test with one run on a side is tested against the

@@ -91,17 +91,17 @@ std::vector<std::string> outlier_units(const std::vector<double>& y, Unit u) {
 
 } // namespace
 
-Collected collect(const std::vector<std::vector<RunReport>>& sides) {
+Collected collect(const std::vector<const std::vector<RunReport>*>& sides) {
     Collected c;
-    for (const auto& side : sides)
-        for (const auto& rep : side)
+    for (const auto* side : sides)
+        for (const auto& rep : *side)
             for (const auto& t : rep.results)
                 if (std::find(c.order.begin(), c.order.end(), t.name) == c.order.end()) c.order.push_back(t.name);
     for (size_t i = 0; i < c.order.size(); ++i) {
         const auto& name = c.order[i];
         auto& v = c.by_test.emplace_back(sides.size());
         for (size_t k = 0; k < sides.size(); ++k)
-            for (const auto& rep : sides[k]) {
+            for (const auto& rep : *sides[k]) {
                 // Runs of one suite list their tests in one order: look there first.
                 auto it = i < rep.results.size() && rep.results[i].name == name
                               ? rep.results.begin() + std::ptrdiff_t(i)
@@ -111,6 +111,12 @@ Collected collect(const std::vector<std::vector<RunReport>>& sides) {
             }
     }
     return c;
+}
+
+Collected collect(const std::vector<std::vector<RunReport>>& sides) {
+    std::vector<const std::vector<RunReport>*> p;
+    for (const auto& s : sides) p.push_back(&s);
+    return collect(p);
 }
 
 std::vector<double> units(const SideData& d, Unit u) {
