@@ -24,6 +24,27 @@ std::string settings_key(const RunSettings& s) {
                        int(s.per_exit), int(s.profile));
 }
 
+std::string run_options(const RunSettings& s) {
+    std::vector<std::string> w;
+    if (s.iterations) w.push_back(fmt::format("-n {}", *s.iterations));
+    else if (s.time_goal_s != RunSettings{}.time_goal_s) w.push_back(fmt::format("--time-goal {:g}s", s.time_goal_s));
+    w.push_back(fmt::format("--sessions {} -r {}", s.sessions, s.repeats));
+    if (s.warmup) w.push_back(fmt::format("--warmup {}", s.warmup));
+    if (s.smp != 1) w.push_back(fmt::format("--smp {}", s.smp));
+    if (s.cpu) w.push_back(fmt::format("--cpu {}", *s.cpu));
+    if (s.pin_auto) w.push_back("--pin auto");
+    else if (!s.pin.empty()) w.push_back(fmt::format("--pin {}", fmt::join(s.pin, ",")));
+    if (s.apic != "auto") w.push_back("--apic " + s.apic);
+    for (const auto& m : s.guest_msrs) w.push_back(fmt::format("--guest-msr {:#x}={:#x}", m.index, m.value));
+    std::vector<std::string> efer;
+    if (s.guest_efer.nx) efer.push_back(*s.guest_efer.nx ? "nx=on" : "nx=off");
+    if (s.guest_efer.sce) efer.push_back(*s.guest_efer.sce ? "sce=on" : "sce=off");
+    if (!efer.empty()) w.push_back(fmt::format("--guest-efer {}", fmt::join(efer, ",")));
+    if (!s.cpuid_edits.empty()) w.push_back("--cpuid=" + s.cpuid_edits);
+    if (!s.baseline) w.push_back("--no-baseline");
+    return fmt::format("{}", fmt::join(w, " "));
+}
+
 CalibrationIdentity identity_of(const RunReport& r) {
     return {r.provenance.hostname, r.host.kernel_release, vmm::backend_name(r.host.backend), r.host.cpu_model,
             settings_key(r.settings)};

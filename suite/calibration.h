@@ -41,6 +41,9 @@ struct Calibration {
 // takes the sessions' own share from the runs it compares.
 std::string settings_key(const RunSettings& s);
 CalibrationIdentity identity_of(const RunReport& r);
+// The run options that reproduce these settings (what settings_key holds,
+// with the sessions and repeats), e.g. "-n 200 --sessions 2 -r 3".
+std::string run_options(const RunSettings& s);
 
 // Every field that differs, as "kernel.release: 'a' vs 'b'"; empty: they match.
 std::vector<std::string> mismatches(const CalibrationIdentity& cal, const CalibrationIdentity& run);

@@ -128,7 +128,7 @@ Effect effect_calibrated(Effect e, const SideData& a, const SideData& b, const S
     }
     auto t = stats::calibrated_t(stats::mean(rb.y) - stats::mean(ra.y), cal.levels, ra.shape, rb.shape, alpha);
     e.calibration = fmt::format("the calibration of {} ({} runs)", cal.date, cal.runs);
-    e.method = fmt::format("t on log run means; run-to-run spread from {}", e.calibration);
+    e.method = "t on log run means against a calibrated run-to-run spread";
     if (!zero_spread(e, t, Unit::Run)) fill(e, t);
     e.detect_df = t.df;
     return e;
@@ -222,13 +222,14 @@ void adjust(ComparisonReport& out) {
 }
 
 ComparisonReport build(const std::vector<std::string>& labels, const std::vector<std::vector<RunReport>>& sides,
-                       Unit unit, double alpha, const Calibrations& cal = {}) {
+                       Unit unit, double alpha, const Calibrations& cal = {}, const std::string& options = {}) {
     if (labels.size() != sides.size() || sides.size() < 2)
         throw std::invalid_argument("a comparison needs two or more labelled sides");
     ComparisonReport out;
     out.labels = labels;
     out.unit = unit;
     out.alpha = alpha;
+    out.run_options = options;
     auto c = detail::collect(sides);
     for (size_t i = 0; i < c.order.size(); ++i) {
         const auto& d = c.by_test[i];
@@ -280,7 +281,9 @@ ComparisonReport compare_saved(const std::vector<std::string>& labels,
                                const Calibrations& cal) {
     ComparisonReport probe;
     choose_level(probe, sides);
-    auto out = build(labels, sides, probe.unit, alpha, cal);
+    bool imported = !sides.empty() && !sides[0].empty() && sides[0][0].provenance.imported.has_value();
+    std::string options = sides.empty() || sides[0].empty() || imported ? "" : run_options(sides[0][0].settings);
+    auto out = build(labels, sides, probe.unit, alpha, cal, options);
     out.level_why = probe.level_why;
     out.unseen = probe.unseen;
     return out;

@@ -95,6 +95,7 @@ struct ComparisonReport {
     std::vector<TestComparison> tests;
     std::vector<std::string> warnings;  // drift in the baseline, batch sizes, overlap, host facts
     std::vector<std::string> advice;    // what to run to get a verdict, or a sharper one
+    std::string run_options;            // saved runs: the first run's options (run_options()), for the advice
 };
 
 inline constexpr double kOutlierSigmas = 3;
