@@ -39,7 +39,6 @@ const std::map<std::string, std::vector<std::string>, std::less<>>& examples() {
                  "exitbench run inl_from_qemu --per-exit --format kut"}},
         {"compare", {"exitbench compare a1.json a2.json a3.json --vs b1.json b2.json b3.json",
                      "exitbench compare label:before label:after --fail-if-slower 2",
-                     "exitbench compare before.json after.json   # one run a side: tested after exitbench calibrate",
                      "exitbench compare cpuid --a '--guest-efer nx=off' --b '--guest-efer nx=on' --rounds 10",
                      "exitbench compare --against last"}},
         {"calibrate", {"exitbench calibrate cpuid inl_from_kernel",

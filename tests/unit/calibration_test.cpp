@@ -6,6 +6,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <sqlite3.h>
 
 #include "cli/compare.h"
 #include "cli/run.h"
@@ -356,6 +357,27 @@ TEST_F(CalibrationStore, CompareBorrowsOnlyAMatchingFreshCalibration) {
     EXPECT_TRUE(found.spreads.empty());
     ASSERT_EQ(found.warnings.size(), 1u);
     EXPECT_NE(found.warnings[0].find("stale: made 40 days before"), std::string::npos) << found.warnings[0];
+}
+
+// A version 2 store (before calibrations): compare reads it as holding none,
+// with a warning; the next command that writes migrates it.
+TEST_F(CalibrationStore, AVersion2StoreHoldsNoneUntilMigrated) {
+    std::mt19937_64 rng(12);
+    auto path = temp_path("h.db");
+    history::Store(path, history::Store::Mode::ReadWrite).save(run_of(rng, 0), "", "");
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "DROP TABLE calibration_tests; DROP TABLE calibrations; PRAGMA user_version = 2",
+                           nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+    std::vector<std::vector<suite::RunReport>> sides{{run_of(rng, 0)}, {run_of(rng, 0)}};
+    auto found = lab::find_calibrations(path, sides);
+    EXPECT_TRUE(found.spreads.empty());
+    ASSERT_EQ(found.warnings.size(), 1u);
+    EXPECT_NE(found.warnings[0].find("needs migrating"), std::string::npos) << found.warnings[0];
+    std::vector<suite::RunReport> runs{run_of(rng, 0), run_of(rng, 0)};
+    history::Store(path, history::Store::Mode::ReadWrite).save_calibration(suite::calibrate_from(runs, {}));
+    EXPECT_EQ(lab::find_calibrations(path, sides).spreads.size(), 2u);
 }
 
 TEST_F(CalibrationStore, NoStoreMeansNoCalibrationNotAnError) {
