@@ -118,9 +118,15 @@ int cmd_calibrate(const std::string& device, const CalibrateArgs& a, const std::
     require_saveable(a.db);
     open_kvm(device);  // a host without KVM is one line, not K failed runs
     req.run_words = run_words(device, args);
-    auto out = lab::calibrate(req, interrupt, [&](size_t k) {
-        fmt::print(stderr, "exitbench: calibrate: run {} of {}\n", k, req.runs);
-    });
+    lab::CalibrateOutcome out;
+    try {
+        out = lab::calibrate(req, interrupt, [&](size_t k) {
+            fmt::print(stderr, "exitbench: calibrate: run {} of {}\n", k, req.runs);
+        });
+    } catch (const lab::Interrupted& e) {
+        fmt::print(stderr, "exitbench: {}\n", e.what());
+        return kInterrupted;
+    }
     write_stdout(render(out, args, a.alpha, req.db, req.target));
     return kOk;
 }

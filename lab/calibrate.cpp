@@ -79,7 +79,7 @@ std::vector<suite::RunReport> run_all(const CalibrateRequest& req, const std::at
     TempDir dir;
     std::vector<suite::RunReport> runs;
     for (size_t k = 1; k <= req.runs; ++k) {
-        if (interrupt.load()) throw std::runtime_error("interrupted: no calibration stored");
+        if (interrupt.load()) throw Interrupted("interrupted: no calibration stored");
         progress(k);
         auto json = dir.path / fmt::format("run-{}.json", k);
         std::vector<std::string> words{"exitbench"};
@@ -88,10 +88,12 @@ std::vector<suite::RunReport> run_all(const CalibrateRequest& req, const std::at
                                      std::to_string(req.repeats), "--json", json.string(), "--no-save"};
         words.insert(words.end(), own.begin(), own.end());
         auto [rc, wall] = run_child(req.exe, words);
+        if (interrupt.load() || rc == 130)
+            throw Interrupted(fmt::format("interrupted in calibration run {} of {}: no calibration stored", k, req.runs));
         // 1: a test failed; its result says which, and that test is left out.
         if (rc != 0 && rc != 1)
-            throw std::runtime_error(fmt::format("calibration run {} of {} ended with exit status {}{}; no calibration "
-                                                 "stored", k, req.runs, rc, rc == 130 ? " (interrupted)" : ""));
+            throw std::runtime_error(fmt::format("calibration run {} of {} ended with exit status {}; no calibration "
+                                                 "stored", k, req.runs, rc));
         runs.push_back(read_run(json));
         walls.push_back(wall);
     }

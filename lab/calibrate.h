@@ -6,6 +6,7 @@
 #pragma once
 #include <atomic>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,11 @@ struct CalibrateOutcome {
     suite::Calibration calibration;  // as stored (id set)
     std::vector<TestPlan> tests;
     std::vector<std::string> left_out;  // tests without two usable runs, with why
+};
+
+// Ctrl-C during the experiment: nothing is stored.
+struct Interrupted : std::runtime_error {
+    using std::runtime_error::runtime_error;
 };
 
 // Runs the experiment; `progress(k)` is told before run k (1-based) starts.
