@@ -19,6 +19,7 @@
 #include "cli/errors.h"
 #include "report/sanitize.h"
 #include "cli/help.h"
+#include "cli/calibrate.h"
 #include "cli/compare.h"
 #include "cli/completion.h"
 #include "cli/export.h"
@@ -176,7 +177,7 @@ struct Commands {
     CLI::App app{"exitbench: what does one VM exit cost? A KVM VM-exit laboratory."};
     std::string device = "/dev/kvm";
     bool list_all = false, list_kut = false;
-    CLI::App *list, *env, *recipe, *recipe_run, *compare, *run, *completion;
+    CLI::App *list, *env, *recipe, *recipe_run, *compare, *run, *completion, *calibrate;
     std::string shell;
     HistoryArgs history_args;
     HistoryCommands history;
@@ -184,6 +185,7 @@ struct Commands {
     ImportCommands import;
     std::string recipe_name;
     CompareArgs recipe_args, compare_args;
+    CalibrateArgs calibrate_args;
     ProfileArgs profile_args;
     ProfileCommands profile;
     RunArgs run_args;
@@ -226,15 +228,21 @@ struct Commands {
 
         compare = app.add_subcommand("compare", "A/B: configurations in interleaved rounds (--a/--b; the round is "
                                                 "the unit), or saved runs (A1.json ... --vs B1.json ...; the run, or "
-                                                "the boot when the sides' boots differ, is the unit: one a side is "
-                                                "not testable)");
+                                                "the boot when the sides' boots differ, is the unit: one run a side "
+                                                "is tested against the run-to-run spread 'exitbench calibrate' "
+                                                "stored for those tests on this host, kernel and settings, else not "
+                                                "testable)");
         add_compare_options(*compare, compare_args);
         add_export_options(*compare, compare_args.common.exports, report::Subject::Compare);
-        compare->add_option("--db", compare_args.db, "the history database: what label:/run: refer to, and where "
-                                                     "a live compare saves its configurations' runs");
+        compare->add_option("--db", compare_args.db, "the history database: what label:/run: refer to, where "
+                                                     "a live compare saves its configurations' runs, and where one "
+                                                     "run a side finds its calibration (read only; none there: not "
+                                                     "testable)");
         add_save_options(*compare, compare_args);
         compare->add_option("--against", compare_args.against,
                             "'last': the newest saved run vs the newest earlier one with the same tests and host");
+
+        calibrate = add_calibrate_command(app, calibrate_args);
 
         history = add_history_commands(app, history_args);
         import = add_import_commands(app, import_args);
@@ -291,6 +299,7 @@ std::string typo_hint(const CLI::App& root, int argc, char** argv) {
 std::optional<int> parse(Commands& c, int argc, char** argv) {
     c.run_args.argv.assign(argv, argv + argc);
     c.import_args.argv = c.compare_args.common.argv = c.recipe_args.common.argv = c.run_args.argv;
+    c.calibrate_args.common.argv = c.run_args.argv;
     try {
         c.app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -353,6 +362,7 @@ int dispatch(Commands& c) {
     if (*c.recipe_run) return cmd_recipe_run(c.device, c.recipe_name, c.recipe_args, g_interrupted);
     if (*c.profile.profile) return cmd_profile(c.profile, c.profile_args, g_interrupted);
     if (*c.compare) return cmd_compare(c.device, c.compare_args, g_interrupted);
+    if (*c.calibrate) return cmd_calibrate(c.device, c.calibrate_args, g_interrupted);
     return cmd_run(c.device, c.run_args);
 }
 

@@ -15,6 +15,7 @@
 #include "cli/errors.h"
 #include "cli/kselftest.h"
 #include "env/host_env.h"
+#include "lab/calibration_lookup.h"
 #include "report/compare.h"
 #include "report/json.h"
 #include "report/sanitize.h"
@@ -320,7 +321,9 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
         auto prov = provenance(*paths, sides);
         header.insert(header.end(), prov.begin(), prov.end());
         require_shared_test(*paths, sides);
-        cmp = suite::compare_saved(labels, sides, alpha);
+        auto found = lab::find_calibrations(a.db, sides);
+        cmp = suite::compare_saved(labels, sides, alpha, found.spreads);
+        if (cmp.unit == suite::Unit::Run) cmp.warnings.insert(cmp.warnings.end(), found.warnings.begin(), found.warnings.end());
     } else {
         if (a.common.no_save && (!a.db.empty() || !a.common.label.empty() || !a.common.note.empty()))
             throw UsageError("--no-save does not save, so --db, --label and --note have nothing to apply to");

@@ -11,6 +11,8 @@ namespace eb::cli {
 
 // A whole number in [lo, hi].
 uint64_t parse_count(const std::string& opt, const std::string& v, uint64_t lo, uint64_t hi);
+// A plain decimal number (digits, a fraction, an exponent) in [lo, hi].
+double parse_number(const std::string& opt, const std::string& v, double lo, double hi);
 // A whole number > 0 (any size that fits 64 bits).
 uint64_t parse_positive(const std::string& opt, const std::string& v);
 

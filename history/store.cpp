@@ -12,6 +12,7 @@
 #include <sqlite3.h>
 
 #include "history/path.h"
+#include "history/stmt.h"
 #include "report/json.h"
 #include "stats/summary.h"
 
@@ -19,6 +20,8 @@ namespace eb::history {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using detail::Stmt;
+using detail::db_error;
 
 namespace {
 
@@ -57,54 +60,31 @@ const char* const kMigrations[] = {
     R"sql(
     ALTER TABLE runs ADD COLUMN source TEXT NOT NULL DEFAULT '';
     )sql",
+    // Calibrations (exitbench calibrate): per test, the variance each level
+    // adds with its df, what each level costs, and each run's session log
+    // medians (later calibrations in other boots estimate the boot level).
+    R"sql(
+    CREATE TABLE calibrations(
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        timestamp_utc TEXT NOT NULL, hostname TEXT NOT NULL, kernel_release TEXT NOT NULL,
+        backend TEXT NOT NULL, cpu_model TEXT NOT NULL, boot_id TEXT NOT NULL, tool_version TEXT NOT NULL,
+        settings TEXT NOT NULL,         -- suite::settings_key: what a run must share to borrow it
+        runs INTEGER NOT NULL, sessions INTEGER NOT NULL, repeats INTEGER NOT NULL);
+    CREATE INDEX calibrations_host ON calibrations(hostname, kernel_release);
+    CREATE TABLE calibration_tests(
+        calibration_id INTEGER NOT NULL REFERENCES calibrations(id) ON DELETE CASCADE,
+        test TEXT NOT NULL,
+        repeat_var REAL NOT NULL, repeat_df REAL NOT NULL, session_var REAL NOT NULL, session_df REAL NOT NULL,
+        run_var REAL NOT NULL, run_df REAL NOT NULL,
+        run_mean_var REAL NOT NULL, run_mean_df REAL NOT NULL,
+        session_median_var REAL NOT NULL, session_median_df REAL NOT NULL,
+        inv_sessions REAL NOT NULL, mean_repeats REAL NOT NULL, used_runs INTEGER NOT NULL, used_sessions INTEGER NOT NULL,
+        run_cost_s REAL NOT NULL, session_cost_s REAL NOT NULL, repeat_cost_s REAL NOT NULL,
+        session_logs_json TEXT NOT NULL,  -- per run: its sessions' log medians
+        PRIMARY KEY(calibration_id, test));
+    )sql",
 };
 static_assert(std::size(kMigrations) == kStoreVersion);
-
-// Every error after the store is open names it.
-StoreError db_error(sqlite3* db) {
-    return StoreError(fmt::format("history database {}: {}", sqlite3_db_filename(db, "main"), sqlite3_errmsg(db)));
-}
-
-class Stmt {
-public:
-    Stmt(sqlite3* db, const char* sql) : db_(db) {
-        if (sqlite3_prepare_v2(db, sql, -1, &s_, nullptr) != SQLITE_OK)
-            throw db_error(db);
-    }
-    ~Stmt() { sqlite3_finalize(s_); }
-    Stmt(const Stmt&) = delete;
-    Stmt& operator=(const Stmt&) = delete;
-
-    Stmt& bind(int i, const std::string& v) { return check(sqlite3_bind_text(s_, i, v.c_str(), -1, SQLITE_TRANSIENT)); }
-    Stmt& bind(int i, int64_t v) { return check(sqlite3_bind_int64(s_, i, v)); }
-    Stmt& bind(int i, double v) { return check(sqlite3_bind_double(s_, i, v)); }
-    Stmt& bind_null(int i) { return check(sqlite3_bind_null(s_, i)); }
-    void reset() {
-        sqlite3_reset(s_);
-        sqlite3_clear_bindings(s_);
-    }
-    // True while there is a row.
-    bool step() {
-        int rc = sqlite3_step(s_);
-        if (rc == SQLITE_ROW) return true;
-        if (rc == SQLITE_DONE) return false;
-        throw db_error(db_);
-    }
-    std::string text(int c) {
-        auto* p = sqlite3_column_text(s_, c);
-        return p ? reinterpret_cast<const char*>(p) : "";
-    }
-    int64_t integer(int c) { return sqlite3_column_int64(s_, c); }
-    double real(int c) { return sqlite3_column_double(s_, c); }
-
-private:
-    Stmt& check(int rc) {
-        if (rc != SQLITE_OK) throw db_error(db_);
-        return *this;
-    }
-    sqlite3* db_;
-    sqlite3_stmt* s_ = nullptr;
-};
 
 int pragma_int(sqlite3* db, const char* sql) {
     Stmt s(db, sql);

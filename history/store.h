@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "suite/calibration.h"
 #include "suite/result.h"
 
 struct sqlite3;
@@ -19,7 +20,7 @@ struct StoreError : std::runtime_error {
 };
 
 // The newest schema this build writes; older stores are migrated on open.
-inline constexpr int kStoreVersion = 2;
+inline constexpr int kStoreVersion = 3;
 
 // $XDG_DATA_HOME/exitbench/history.db, else ~/.local/share/exitbench/history.db.
 std::string default_path();
@@ -91,6 +92,12 @@ public:
     std::optional<int64_t> newest();
     // The newest run before `id` with the same tests on the same host.
     std::optional<int64_t> previous_like(int64_t id);
+
+    // One transaction: the calibration and every test of it. Returns its id.
+    int64_t save_calibration(const suite::Calibration& c);
+    // Every calibration made on `hostname` (any kernel or settings: the
+    // caller says what differs), newest first, with all their tests.
+    std::vector<suite::Calibration> calibrations(const std::string& hostname);
 
 private:
     void migrate(Mode mode);

@@ -61,6 +61,8 @@ std::string effect_lines(const suite::Effect& e, const std::string& b, const std
                                   "{}\n",
                                   b, a, pct(e.ratio), pct(e.ratio_ci.lo), pct(e.ratio_ci.hi), (1 - alpha) * 100, e.p,
                                   e.p_holm, e.q_bh, e.method, e.units_a, e.units_b, e.df, suite::verdict_name(e.verdict));
+    if (!e.calibration.empty()) out += fmt::format("    run-to-run spread from {}\n", e.calibration);
+    for (const auto& l : e.left_out) out += fmt::format("    left out of its run's mean: {}\n", l);
     out += fmt::format("    detectable with 80% power at this spread, in this family: {:.2f}%\n", e.detectable * 100);
     return out;
 }
@@ -69,7 +71,12 @@ std::string test_block(const suite::TestComparison& t, const suite::ComparisonRe
     std::string out = "\n" + t.test + (t.test == "baseline" ? "  (negative control: the empty loop should not move)\n" : "\n");
     size_t w = 1;
     for (const auto& k : t.configs) w = std::max(w, k.label.size());
-    for (const auto& k : t.configs) out += side_line(k, w, c.unit);
+    for (const auto& k : t.configs) {
+        out += side_line(k, w, c.unit);
+        for (const auto& o : k.outliers)
+            out += fmt::format("    outlier {} (kept: the verdict uses every unit; look at it before trusting the "
+                               "verdict)\n", o);
+    }
     for (size_t i = 0; i < t.vs_first.size(); ++i)
         out += effect_lines(t.vs_first[i], t.configs[i + 1].label, t.configs[0].label, c.alpha);
     return out;
@@ -88,6 +95,8 @@ json effect_json(const suite::Effect& e, suite::Unit unit) {
             {"level", suite::unit_name(unit)},
             {"units", {e.units_a, e.units_b}},
             {"method", e.method},
+            {"run_to_run_spread_from", e.calibration.empty() ? json(nullptr) : json(e.calibration)},
+            {"sessions_left_out_as_outliers", e.left_out},
             {"why_not_testable", e.why}};
 }
 
@@ -98,6 +107,7 @@ json side_json(const suite::SideSummary& k) {
             {"sessions", k.sessions},
             {"runs", k.runs},
             {"sessions_left_out", k.dropped},
+            {"outlier_units", k.outliers},
             {"repeats_per_session", k.repeats},
             {"geometric_mean_cycles", num(k.center)},
             {"ci_95", {num(k.center_ci.lo), num(k.center_ci.hi)}},

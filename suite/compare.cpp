@@ -6,6 +6,7 @@
 #include <set>
 
 #include "stats/ab.h"
+#include "stats/calibration.h"
 #include "stats/family.h"
 #include "stats/summary.h"
 #include "suite/compare_review.h"
@@ -74,8 +75,68 @@ bool zero_spread(Effect& e, const stats::TTest& t, Unit u) {
     return true;
 }
 
+// A side's run means for a calibrated test, and its shape. The spread comes
+// from the calibration, not from these runs, so a session far off its run's
+// others (two high repeats of three move a median +55%) would pass for a
+// shift: sessions more than kSessionOutlierSigmas calibrated session SDs from
+// the median of their run's sessions (3 or more) are left out and named.
+struct Robust {
+    std::vector<double> y;
+    stats::SideShape shape{0, 0};
+    std::string split;  // a run whose sessions fall apart: no majority near their median
+};
+Robust robust_runs(const SideData& d, double session_sd, const std::string& label, std::vector<std::string>& out) {
+    Robust r;
+    size_t run_no = 0;
+    for (const auto& run : d.runs) {
+        if (run.session_logs.empty()) continue;
+        ++run_no;
+        std::vector<double> kept = run.session_logs;
+        if (kept.size() >= 3 && session_sd > 0) {
+            double med = stats::median(run.session_logs);
+            kept.clear();
+            for (size_t i = 0; i < run.session_logs.size(); ++i) {
+                double z = (run.session_logs[i] - med) / session_sd;
+                if (std::fabs(z) <= kSessionOutlierSigmas) kept.push_back(run.session_logs[i]);
+                else out.push_back(fmt::format("'{}' run {} session {}: {:+.2f}% from its run's other sessions "
+                                               "({:.0f} calibrated SDs)", label, run_no, i + 1,
+                                               (std::exp(run.session_logs[i] - med) - 1) * 100, std::fabs(z)));
+            }
+        }
+        if (2 * kept.size() <= run.session_logs.size()) {
+            r.split = fmt::format("the sessions of '{}' run {} disagree by more than {:g} calibrated SDs with no "
+                                  "majority among them; the calibrated spread does not describe that run", label,
+                                  run_no, kSessionOutlierSigmas);
+            kept = run.session_logs;
+        }
+        r.y.push_back(stats::mean(kept));
+        ++r.shape.runs;
+        r.shape.inv_sessions += 1 / double(kept.size());
+    }
+    r.shape.inv_sessions /= double(std::max<size_t>(1, r.shape.runs));
+    return r;
+}
+
+// A side with one run: the run-to-run spread is the calibration's, with its df.
+Effect effect_calibrated(Effect e, const SideData& a, const SideData& b, const SideSummary& sa,
+                         const SideSummary& sb, const CalibratedSpread& cal, double alpha) {
+    double sd = std::sqrt(cal.levels.session_median.var);
+    auto ra = robust_runs(a, sd, sa.label, e.left_out), rb = robust_runs(b, sd, sb.label, e.left_out);
+    if (!ra.split.empty() || !rb.split.empty()) {
+        e.why = "not testable against the calibration: " + (ra.split.empty() ? rb.split : ra.split);
+        e.left_out.clear();
+        return e;
+    }
+    auto t = stats::calibrated_t(stats::mean(rb.y) - stats::mean(ra.y), cal.levels, ra.shape, rb.shape, alpha);
+    e.calibration = fmt::format("the calibration of {} ({} runs)", cal.date, cal.runs);
+    e.method = "t on log run means against a calibrated run-to-run spread";
+    if (!zero_spread(e, t, Unit::Run)) fill(e, t);
+    e.detect_df = t.df;
+    return e;
+}
+
 Effect effect_saved(const SideData& a, const SideData& b, const SideSummary& sa, const SideSummary& sb, Unit u,
-                    double alpha) {
+                    double alpha, const CalibratedSpread* cal) {
     Effect e;
     auto ya = detail::units(a, u), yb = detail::units(b, u);
     e.units_a = ya.size();
@@ -93,6 +154,7 @@ Effect effect_saved(const SideData& a, const SideData& b, const SideSummary& sa,
         return e;
     }
     if (ya.size() < 2 || yb.size() < 2) {
+        if (u == Unit::Run && cal) return effect_calibrated(e, a, b, sa, sb, *cal, alpha);
         e.why = one_unit_why(e, sa, sb, u);
         return e;
     }
@@ -161,23 +223,26 @@ void adjust(ComparisonReport& out) {
 }
 
 ComparisonReport build(const std::vector<std::string>& labels, const std::vector<std::vector<RunReport>>& sides,
-                       Unit unit, double alpha) {
+                       Unit unit, double alpha, const Calibrations& cal = {}, const std::string& options = {}) {
     if (labels.size() != sides.size() || sides.size() < 2)
         throw InputError("a comparison needs two or more labelled sides");
     ComparisonReport out;
     out.labels = labels;
     out.unit = unit;
     out.alpha = alpha;
+    out.run_options = options;
     auto c = detail::collect(sides);
     for (size_t i = 0; i < c.order.size(); ++i) {
         const auto& d = c.by_test[i];
         TestComparison tc;
         tc.test = c.order[i];
         for (size_t k = 0; k < d.size(); ++k) tc.configs.push_back(detail::summarize(labels[k], d[k], unit));
+        auto found = cal.find(tc.test);
+        const CalibratedSpread* spread = found == cal.end() ? nullptr : &found->second;
         for (size_t k = 1; k < d.size(); ++k)
             tc.vs_first.push_back(unit == Unit::Round
                                       ? effect_rounds(d[0], d[k], tc.configs[0], tc.configs[k], alpha)
-                                      : effect_saved(d[0], d[k], tc.configs[0], tc.configs[k], unit, alpha));
+                                      : effect_saved(d[0], d[k], tc.configs[0], tc.configs[k], unit, alpha, spread));
         out.tests.push_back(std::move(tc));
     }
     adjust(out);
@@ -213,10 +278,13 @@ void choose_level(ComparisonReport& out, const std::vector<std::vector<RunReport
 } // namespace
 
 ComparisonReport compare_saved(const std::vector<std::string>& labels,
-                               const std::vector<std::vector<RunReport>>& sides, double alpha) {
+                               const std::vector<std::vector<RunReport>>& sides, double alpha,
+                               const Calibrations& cal) {
     ComparisonReport probe;
     choose_level(probe, sides);
-    auto out = build(labels, sides, probe.unit, alpha);
+    bool imported = !sides.empty() && !sides[0].empty() && sides[0][0].provenance.imported.has_value();
+    std::string options = sides.empty() || sides[0].empty() || imported ? "" : run_options(sides[0][0].settings);
+    auto out = build(labels, sides, probe.unit, alpha, cal, options);
     out.level_why = probe.level_why;
     out.unseen = probe.unseen;
     return out;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "stats/inference.h"
+#include "suite/calibration.h"
 #include "suite/result.h"
 
 namespace eb::suite {
@@ -45,6 +46,10 @@ struct SideSummary {
     double within_sd = kNaN, between_session_sd = kNaN, between_run_sd = kNaN, between_boot_sd = kNaN;
     size_t boots = 0;                  // distinct boot ids among the runs (0: none recorded)
     std::vector<std::string> dropped;  // sessions left out (a median that is not positive has no log)
+    // Units far from the others: more than kOutlierSigmas robust SDs (1.4826
+    // MAD of the unit values) from their median; needs 3 or more units.
+    // "run 2: +4.10% from the median of the runs (6.2 robust SDs)".
+    std::vector<std::string> outliers;
 
     size_t repeats = 0;                // typical repeats per session
     std::vector<uint64_t> batch_sizes; // distinct batch sizes seen, sorted
@@ -69,6 +74,8 @@ struct Effect {
     double detect_df = 0;
     size_t units_a = 0, units_b = 0;
     std::string method;                      // the test that was applied
+    std::string calibration;                 // "the calibration of DATE (k runs)" when its spread was used
+    std::vector<std::string> left_out;       // calibrated test: sessions left out of their run's mean, and why
     std::string why;                         // NotTestable: the reason
 };
 
@@ -88,11 +95,22 @@ struct ComparisonReport {
     std::vector<TestComparison> tests;
     std::vector<std::string> warnings;  // drift in the baseline, batch sizes, overlap, host facts
     std::vector<std::string> advice;    // what to run to get a verdict, or a sharper one
+    std::string run_options;            // saved runs: the first run's options (run_options()), for the advice
 };
 
+inline constexpr double kOutlierSigmas = 3;
+// A calibrated test leaves out a session this many calibrated session SDs
+// from its run's others (normal noise puts one there about once in 10^8).
+inline constexpr double kSessionOutlierSigmas = 6;
+
 // Saved results: sides[k] holds every result file (saved run) of configuration k.
+// At the run level, a test with one run on a side is tested against the
+// run-to-run spread of its calibration in `cal` when there is one (a t test
+// on the calibration's df; see stats::calibrated_t); without one it is not
+// testable. The caller checks that a calibration matches the runs.
 ComparisonReport compare_saved(const std::vector<std::string>& labels,
-                               const std::vector<std::vector<RunReport>>& sides, double alpha = 0.05);
+                               const std::vector<std::vector<RunReport>>& sides, double alpha = 0.05,
+                               const Calibrations& cal = {});
 
 // Interleaved rounds: rounds[k][r] is configuration k's result in round r.
 // Every configuration is paired with configuration 0 round by round.

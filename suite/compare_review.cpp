@@ -27,10 +27,13 @@ std::string how_to_test(const ComparisonReport& out, const std::vector<std::stri
         return fmt::format("to test across boots: run each side in 3 or more boots (after each boot: exitbench run "
                            "{} --label before, likewise --label after under the other side), then exitbench compare "
                            "label:before label:after", names);
-    return fmt::format("to test at the run level: save 3 or more runs a side (exitbench run {} --json A1.json, then "
-                       "A2.json, A3.json, likewise B1-B3.json), then exitbench compare A1.json A2.json A3.json --vs "
-                       "B1.json B2.json B3.json; or interleave both configurations in one process: exitbench compare "
-                       "{} --a 'OPTIONS' --b 'OPTIONS'", names, names);
+    std::string calibrate = fmt::format("exitbench calibrate {}{}{}", names, out.run_options.empty() ? "" : " ",
+                                        out.run_options.empty() ? "(with the compared runs' options)" : out.run_options);
+    return fmt::format("to test one run a side: {} (measures the run-to-run spread on this host and stores it in the "
+                       "history, which compare reads: --db); or save 3 or more runs a side (exitbench run {} --json "
+                       "A1.json, then A2.json, A3.json, likewise B1-B3.json), then exitbench compare A1.json A2.json "
+                       "A3.json --vs B1.json B2.json B3.json; or interleave both configurations in one process: "
+                       "exitbench compare {} --a 'OPTIONS' --b 'OPTIONS'", calibrate, names, names);
 }
 
 void baseline_warning(ComparisonReport& out, const TestComparison& t, size_t k) {

@@ -72,19 +72,36 @@ stats::Nest nest(const SideData& d) {
     return root;
 }
 
+// Units more than kOutlierSigmas robust SDs from the units' median; the
+// median of 3 or more and its MAD are not moved by the unit they judge.
+std::vector<std::string> outlier_units(const std::vector<double>& y, Unit u) {
+    std::vector<std::string> out;
+    if (y.size() < 3) return out;
+    double med = stats::median(y);
+    std::vector<double> dev;
+    for (double v : y) dev.push_back(std::fabs(v - med));
+    double sigma = 1.4826 * stats::median(dev);
+    if (!(sigma > 0)) return out;
+    for (size_t i = 0; i < y.size(); ++i)
+        if (double z = std::fabs(y[i] - med) / sigma; z > kOutlierSigmas)
+            out.push_back(fmt::format("{} {}: {:+.2f}% from the median of the {}s ({:.1f} robust SDs)", unit_name(u),
+                                      i + 1, (std::exp(y[i] - med) - 1) * 100, unit_name(u), z));
+    return out;
+}
+
 } // namespace
 
-Collected collect(const std::vector<std::vector<RunReport>>& sides) {
+Collected collect(const std::vector<const std::vector<RunReport>*>& sides) {
     Collected c;
-    for (const auto& side : sides)
-        for (const auto& rep : side)
+    for (const auto* side : sides)
+        for (const auto& rep : *side)
             for (const auto& t : rep.results)
                 if (std::find(c.order.begin(), c.order.end(), t.name) == c.order.end()) c.order.push_back(t.name);
     for (size_t i = 0; i < c.order.size(); ++i) {
         const auto& name = c.order[i];
         auto& v = c.by_test.emplace_back(sides.size());
         for (size_t k = 0; k < sides.size(); ++k)
-            for (const auto& rep : sides[k]) {
+            for (const auto& rep : *sides[k]) {
                 // Runs of one suite list their tests in one order: look there first.
                 auto it = i < rep.results.size() && rep.results[i].name == name
                               ? rep.results.begin() + std::ptrdiff_t(i)
@@ -94,6 +111,12 @@ Collected collect(const std::vector<std::vector<RunReport>>& sides) {
             }
     }
     return c;
+}
+
+Collected collect(const std::vector<std::vector<RunReport>>& sides) {
+    std::vector<const std::vector<RunReport>*> p;
+    for (const auto& s : sides) p.push_back(&s);
+    return collect(p);
 }
 
 std::vector<double> units(const SideData& d, Unit u) {
@@ -127,6 +150,7 @@ SideSummary summarize(const std::string& label, const SideData& d, Unit u) {
     auto y = units(d, u);
     for (double v : y) s.unit_medians.push_back(std::exp(v));
     if (!y.empty()) s.center = std::exp(stats::mean(y));
+    s.outliers = outlier_units(y, u);
     if (y.size() >= 2) {
         auto t = stats::one_sample_t(y);
         s.center_ci = {std::exp(t.ci.lo), std::exp(t.ci.hi)};

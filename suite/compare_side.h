@@ -31,6 +31,8 @@ struct Collected {
     std::vector<std::vector<SideData>> by_test;  // [test][side]
 };
 Collected collect(const std::vector<std::vector<RunReport>>& sides);
+// The same over sides held elsewhere (no copy of the results).
+Collected collect(const std::vector<const std::vector<RunReport>*>& sides);
 
 // The unit values (logs) at a level: each run's (round's) mean of its
 // session logs, or each boot's mean of its runs' means. Round keeps no gap

@@ -14,6 +14,7 @@
 #include <random>
 
 #include "stats/summary.h"
+#include "suite/calibration.h"
 #include "suite/compare.h"
 #include "suite/gate.h"
 #include "suite/stop_rule.h"
@@ -38,10 +39,17 @@ struct Design {
     enum Boots { OneBoot, BootPerSide, BootPerRun } boots = OneBoot;
     double boot_sd = 0;          // offset of a boot, shared by all its runs and tests
     double contaminated = 0;     // share of sessions shifted by +5%
+    double runs_contaminated = 0;  // share of runs shifted by +5% (every session and test of the run)
+    int calibration_runs = 0;    // > 0: a calibration of this many runs (same model, same boot), made afresh
+                                 // each trial through suite::calibrate_from, lent to compare_saved
+    int calibration_sessions = 0;  // sessions per calibration run; 0: as the compared runs
     double gate_pct = 0;
     // What the design allows: a testable cell checks rates, an untestable one
     // that no verdict and no gate failure ever comes out.
     bool testable = true;
+    // False: the rates are measured and printed, not bounded (a noise the
+    // design cannot see, e.g. run jumps a 5-run calibration rarely holds).
+    bool bounded = true;
 };
 
 // Fills one session's repeats in place.
@@ -59,7 +67,17 @@ void session(std::mt19937_64& rng, std::vector<double>& samples, double level, d
 // (a TestResult is 10 kB: building 57 of them per run would dominate).
 struct Sides {
     std::vector<std::vector<RunReport>> runs{2};
+    std::vector<RunReport> calibration;
     explicit Sides(const Design& d) {
+        for (int f = 0; f < d.calibration_runs; ++f) {
+            RunReport r;
+            for (int t = 0; t < d.tests; ++t) {
+                r.results.push_back(TestResult{.name = "t" + std::to_string(t), .status = Status::Ok});
+                size_t n = size_t(d.calibration_sessions ? d.calibration_sessions : d.sessions);
+                r.results.back().sessions.assign(n, SessionSamples{std::vector<double>(size_t(d.repeats)), 1024});
+            }
+            calibration.push_back(std::move(r));
+        }
         for (int k = 0; k < 2; ++k)
             for (int f = 0; f < (d.rounds ? d.rounds : k ? d.runs_b : d.runs_a); ++f) {
                 RunReport r;
@@ -95,14 +113,23 @@ ComparisonReport trial(std::mt19937_64& rng, const Design& d, Sides& sides, doub
         }
         return compare_rounds({"A", "B"}, sides.runs);
     }
+    std::uniform_real_distribution<double> u(0, 1);
     for (int k = 0; k < 2; ++k) {
         double side_boot = d.boot_sd * z(rng);
         for (auto& r : sides.runs[size_t(k)]) {
             double boot_off = d.boots == Design::BootPerRun ? d.boot_sd * z(rng) : side_boot;
-            fill(rng, d, r, boot_off + d.run_sd * (k ? d.b_scale : 1) * z(rng), k, shift, all);
+            double bad = u(rng) < d.runs_contaminated ? 0.05 : 0;
+            fill(rng, d, r, boot_off + bad + d.run_sd * (k ? d.b_scale : 1) * z(rng), k, shift, all);
         }
     }
-    return compare_saved({"A", "B"}, sides.runs);
+    if (!d.calibration_runs) return compare_saved({"A", "B"}, sides.runs);
+    // The calibration: side A's model (A's run drift), in the same boot, its own runs.
+    for (auto& r : sides.calibration)
+        fill(rng, d, r, (u(rng) < d.runs_contaminated ? 0.05 : 0) + d.run_sd * z(rng), 0, 0, false);
+    auto cal = calibrate_from(sides.calibration, {});
+    Calibrations spreads;
+    for (const auto& t : cal.tests) spreads[t.test] = {t.levels, "sim", cal.runs, 0};
+    return compare_saved({"A", "B"}, sides.runs, 0.05, spreads);
 }
 
 struct Rates {
@@ -145,7 +172,7 @@ double mc_se(double p) { return std::sqrt(p * (1 - p) / kTrials); }
 class Simulated : public ::testing::TestWithParam<Design> {
 public:
     static void SetUpTestSuite() {
-        fmt::print("| {:<52} | verdicts (null) | gate fails (null) | detectable | power | coverage null / at it |\n",
+        fmt::print("| {:<52} | verdicts (null) | gate fails (null) | detectable | power       | coverage null / at it |\n",
                    "design");
     }
 };
@@ -158,7 +185,7 @@ TEST_P(Simulated, VerdictsGateAndCoverage) {
     Rates null = measure(d, 0, false, seed);
     double se05 = mc_se(0.05), se80 = mc_se(0.8), se95 = mc_se(0.95);
     if (!d.testable) {
-        fmt::print("| {:<52} | {:>14.2f}% | {:>16.2f}% | {:>10} | {:>5} | {:>21} |\n", d.name, null.verdicts * 100,
+        fmt::print("| {:<52} | {:>14.2f}% | {:>16.2f}% | {:>10} | {:>11} | {:>21} |\n", d.name, null.verdicts * 100,
                    null.gate_fails * 100, "-", "-", "not testable");
         EXPECT_EQ(null.verdicts, 0) << "no faster/slower verdict may come from this design";
         EXPECT_EQ(null.gate_fails, 0) << "no gate failure may come from this design";
@@ -171,11 +198,13 @@ TEST_P(Simulated, VerdictsGateAndCoverage) {
     }
     double shift = std::log1p(null.detectable);
     Rates alt = d.tests == 1 ? measure(d, shift, false, seed + 1) : Rates{};
-    fmt::print("| {:<52} | {:>7.2f}% +-{:.2f} | {:>9.2f}% +-{:.2f} | {:>9.2f}% | {:>5} | {:>21} |\n", d.name,
+    fmt::print("| {:<52} | {:>7.2f}% +-{:.2f} | {:>9.2f}% +-{:.2f} | {:>9.2f}% | {:>11} | {:>21} |\n", d.name,
                null.verdicts * 100, mc_se(null.verdicts) * 100, null.gate_fails * 100, mc_se(null.gate_fails) * 100,
-               null.detectable * 100, d.tests == 1 ? fmt::format("{:.1f}%", alt.verdicts * 100) : "-",
+               null.detectable * 100,
+               d.tests == 1 ? fmt::format("{:.1f}% +-{:.1f}", alt.verdicts * 100, mc_se(alt.verdicts) * 100) : "-",
                d.tests == 1 ? fmt::format("{:.1f}% / {:.1f}%", null.covered * 100, alt.covered * 100)
                             : fmt::format("{:.1f}% / -", null.covered * 100));
+    if (!d.bounded) return;
     // Per comparison: <= 5% + 3 SE; the SE is that of a rate of 5% over
     // kTrials (a family's tests are correlated by shared drift, so this is
     // the honest per-family figure, not the smaller per-comparison one).
@@ -183,7 +212,7 @@ TEST_P(Simulated, VerdictsGateAndCoverage) {
     EXPECT_LE(null.gate_fails, 0.05 + 3 * se05) << "gate failures of a null family; Monte Carlo SE " << se05;
     EXPECT_GE(null.covered, 0.93 - 3 * se95) << "coverage; Monte Carlo SE " << se95;
     EXPECT_LE(null.covered, 0.97 + 3 * se95) << "coverage; Monte Carlo SE " << se95;
-    if (d.tests == 1 && d.contaminated == 0) {
+    if (d.tests == 1 && d.contaminated == 0 && d.runs_contaminated == 0) {
         EXPECT_GE(alt.verdicts, 0.80 - 3 * se80) << "power at the printed detectable; Monte Carlo SE " << se80;
         EXPECT_GE(alt.covered, 0.93 - 3 * se95) << "coverage at it; Monte Carlo SE " << se95;
         EXPECT_LE(alt.covered, 0.97 + 3 * se95) << "coverage at it; Monte Carlo SE " << se95;
@@ -208,6 +237,12 @@ INSTANTIATE_TEST_SUITE_P(
         make("3 vs 2 runs x 2 sessions, drift 1x", [](Design& d) { d.runs_b = 2; }),
         make("4+4 runs, a boot each, boot offset 5x", [](Design& d) { d.runs_a = d.runs_b = 4; d.boots = Design::BootPerRun; d.boot_sd = 0.025; }),
         make("3+3 runs, 10% of sessions +5%", [](Design& d) { d.contaminated = 0.1; }),
+        make("3+3 runs, 10% of runs +5%", [](Design& d) { d.runs_contaminated = 0.1; }),
+        make("1 run a side x 3, calibration 5 runs, drift 1x", [](Design& d) { d.runs_a = d.runs_b = 1; d.sessions = 3; d.calibration_runs = 5; }),
+        make("1 run a side x 3, calibration 10 runs, drift 5x", [](Design& d) { d.runs_a = d.runs_b = 1; d.sessions = 3; d.run_sd = 0.025; d.calibration_runs = 10; }),
+        make("1 run a side x 4, calibration 5 runs x 2 sessions", [](Design& d) { d.runs_a = d.runs_b = 1; d.sessions = 4; d.calibration_runs = 5; d.calibration_sessions = 2; }),
+        make("1 run a side, calibration 5 runs, 10% of runs +5%", [](Design& d) { d.runs_a = d.runs_b = 1; d.sessions = 3; d.calibration_runs = 5; d.runs_contaminated = 0.1; d.bounded = false; }),
+        make("1 run a side, 57 tests, calibration 5 runs, gate 0%", [](Design& d) { d.runs_a = d.runs_b = 1; d.sessions = 3; d.tests = 57; d.calibration_runs = 5; }),
         make("interleaved, 8 rounds x 3 repeats, drift 5x", [](Design& d) { d.rounds = 8; d.run_sd = 0.025; }),
         make("interleaved, 8 rounds, 10% of sessions +5%", [](Design& d) { d.rounds = 8; d.contaminated = 0.1; }),
         make("57 tests, 3+3 runs, drift 1x, gate 0%", [](Design& d) { d.tests = 57; }),

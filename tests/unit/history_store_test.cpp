@@ -195,8 +195,9 @@ TEST_F(HistoryStore, ImportedRunsKeepTheirSourceAndOldStoresMigrate) {
         Store st(path, Store::Mode::ReadWrite);
         st.save(report_at("2026-12-01T07:00:00Z"), "mine", "");
     }
-    // A store as schema version 1 left it: no source column.
-    raw_sql(path, "ALTER TABLE runs DROP COLUMN source; PRAGMA user_version = 1");
+    // A store as schema version 1 left it: no source column, no calibrations.
+    raw_sql(path, "ALTER TABLE runs DROP COLUMN source; DROP TABLE calibration_tests; DROP TABLE calibrations; "
+                  "PRAGMA user_version = 1");
     Store st(path, Store::Mode::ReadWrite);
     auto imported = report_at("2026-12-01T08:00:00Z", "");
     imported.provenance.imported = suite::ImportSource{"kvm-unit-tests", "serial.log", std::string(64, 'a')};

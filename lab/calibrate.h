@@ -1,0 +1,60 @@
+// `exitbench calibrate`, the use case: the dimensioning experiment run as K
+// separate processes of this binary (each `run` with S sessions of R
+// repeats), reduced per test (suite::calibrate_from), stored in the history,
+// and set beside the earlier calibrations and runs of this host, kernel and
+// settings that came from other boots. The command line parses and prints.
+#pragma once
+#include <atomic>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "stats/calibration.h"
+#include "suite/calibration.h"
+
+namespace eb::lab {
+
+struct CalibrateRequest {
+    std::string exe = "/proc/self/exe";   // the binary each run re-executes
+    std::vector<std::string> run_words;   // "run" and its tests and options, without --sessions/--repeats/--json
+    size_t runs = 5, sessions = 3, repeats = 4;
+    std::string db;                       // the history database (already resolved)
+    double target = 0.01, alpha = 0.05;   // the allocation's detectable difference
+};
+
+// The between-boot spread of one test from everything on record.
+struct BootLevel {
+    size_t boots = 0, runs = 0;   // distinct boot ids, runs among them
+    double boot_sd = 0;           // NaN below two boots
+    double run_sd = 0;            // runs within a boot, pooled over the boots
+};
+
+struct TestPlan {
+    suite::TestCalibration cal;
+    stats::Allocation allocation;  // least-cost counts a side for the target
+    double one_run_detectable = 0; // one run a side (calibration's sessions and repeats) against this calibration
+    BootLevel boots;
+};
+
+struct CalibrateOutcome {
+    suite::Calibration calibration;  // as stored (id set)
+    std::vector<TestPlan> tests;
+    std::vector<std::string> left_out;  // tests without two usable runs, with why
+};
+
+// Ctrl-C during the experiment: nothing is stored.
+struct Interrupted : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Runs the experiment; `progress(k)` is told before run k (1-based) starts.
+// Throws HostError-like std::runtime_error when a run cannot be started or
+// fails, history::StoreError when the calibration cannot be stored.
+CalibrateOutcome calibrate(const CalibrateRequest& req, const std::atomic<bool>& interrupt,
+                           const std::function<void(size_t)>& progress);
+
+// The plan for one test from a calibration and what the history holds.
+TestPlan plan_test(const suite::TestCalibration& t, double target, double alpha, const BootLevel& boots);
+
+} // namespace eb::lab

@@ -1,0 +1,86 @@
+// The dimensioning experiment of Kalibera & Jones ("Rigorous Benchmarking in
+// Reasonable Time", ISMM 2013) for exitbench's design: repeats within sessions
+// within runs. From K runs of S sessions of R repeats: the variance each level
+// adds, with its degrees of freedom; the counts per level that reach a target
+// detectable difference at least cost; and the t test of one run a side
+// against the calibrated run-to-run spread. All on logs, so spreads are
+// relative. Pure; no I/O.
+#pragma once
+#include <cstddef>
+#include <vector>
+
+#include "stats/ab.h"
+
+namespace eb::stats {
+
+// A variance component and its (Satterthwaite) degrees of freedom; df 0 when
+// the estimate is floored at 0 or the level is not replicated.
+struct Component {
+    double var = 0;
+    double df = 0;
+};
+
+// A median of n values with normal noise has about pi/2 times the variance of
+// their mean: the factor the repeat level enters a session median with.
+inline constexpr double kMedianEfficiency = 1.5707963267948966;
+
+struct LevelTable {
+    Component repeat;    // within a session: pooled 1.4826 MAD of log repeats (a 55% repeat does not move it)
+    Component session;   // a session median about its run, the repeats' share (pi/2 var / r) taken out
+    Component run;       // a run's offset: spread of run means minus the sessions' share (mean of 1/n)
+    // What compare's test uses, as measured: the sample variance of the run
+    // means (mean of session log medians) and the pooled variance of session
+    // log medians about their run's mean, each with its exact df.
+    Component run_mean;  // df K - 1
+    Component session_median;  // df N - K
+    double inv_sessions = 0;   // mean over runs of 1 / sessions: what run_mean holds of session_median
+    double repeats = 0;        // mean repeats per session
+    size_t runs = 0, sessions = 0;  // runs with sessions; sessions in all
+};
+
+// runs[k][s] holds the log of each repeat of session s of run k. Sessions
+// without repeats and runs without sessions are ignored. Throws
+// std::invalid_argument with fewer than two runs holding sessions.
+LevelTable estimate_levels(const std::vector<std::vector<std::vector<double>>>& runs);
+
+// The shape of one side of a comparison at the run level: k runs, with the
+// mean over them of 1 / sessions.
+struct SideShape {
+    size_t runs = 1;
+    double inv_sessions = 1;
+};
+
+// Mean of b's run means minus mean of a's, tested against the calibrated
+// run-to-run spread: Var = run_mean (1/k_a + 1/k_b) + session_median times
+// ((h_a - h) / k_a + (h_b - h) / k_b), where h is the calibration's mean of
+// 1/sessions (0 when the sides have as many sessions as it had: then the test
+// is exactly t on K - 1 df). Satterthwaite df where the two parts combine.
+// Throws std::invalid_argument when the calibration has no run_mean df.
+TTest calibrated_t(double estimate, const LevelTable& cal, SideShape a, SideShape b, double alpha = 0.05);
+
+// Seconds each level costs: starting a run (process, KVM, image: what is not
+// inside a test's sessions), starting a session (a fresh VM, its warm-up), and
+// one measured repeat.
+struct Costs {
+    double run = 0, session = 0, repeat = 0;
+};
+
+// Counts per side at each level (repeats per session, sessions per run, runs)
+// reaching `target` (relative, e.g. 0.01) as the detectable difference of a
+// two-sided test at alpha with this power between two such sides, at the
+// least cost (seconds per side). The within-level counts are the Kalibera-Jones
+// optimum sqrt(c_above var_below / (c_below var_above)), tried rounded down and
+// up; runs are then the fewest that reach the target on runs - 1 df (the test
+// needs no calibration). reachable is false when 1000 runs do not.
+struct Allocation {
+    size_t runs = 0, sessions = 0, repeats = 0;
+    double detectable = 0;  // at those counts
+    double cost_s = 0;      // per side
+    bool reachable = false;
+};
+Allocation allocate(const LevelTable& t, const Costs& c, double target, double alpha = 0.05, double power = 0.8);
+
+// Variance of one side's estimate (a mean of log session medians) for these counts.
+double design_variance(const LevelTable& t, double runs, double sessions, double repeats);
+
+} // namespace eb::stats

@@ -1,0 +1,394 @@
+// The calibration: level estimates with their df (stats/calibration.h), the
+// Kalibera-Jones allocation, the calibrated t test; a calibration from runs,
+// its round trip through the history, and which one compare borrows.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sqlite3.h>
+
+#include "cli/compare.h"
+#include "cli/run.h"
+#include "history/store.h"
+#include "lab/calibration_lookup.h"
+#include "report/compare.h"
+#include "stats/calibration.h"
+#include "suite/calibration.h"
+#include "suite/compare.h"
+#include "tests/temp_dir.h"
+
+namespace {
+
+using namespace eb;
+using stats::Component;
+using stats::LevelTable;
+
+// runs[k][s] = log repeats: run offset ~ N(0, run), session ~ N(0, ses), repeat ~ N(0, rep).
+std::vector<std::vector<std::vector<double>>> nest(std::mt19937_64& rng, size_t k, size_t s, size_t r, double run,
+                                                   double ses, double rep) {
+    std::normal_distribution<double> z(0, 1);
+    std::vector<std::vector<std::vector<double>>> out(k);
+    for (auto& rn : out) {
+        double a = run * z(rng);
+        for (size_t j = 0; j < s; ++j) {
+            double b = a + ses * z(rng);
+            auto& v = rn.emplace_back();
+            for (size_t i = 0; i < r; ++i) v.push_back(7 + b + rep * z(rng));
+        }
+    }
+    return out;
+}
+
+TEST(CalibrationLevels, RecoversKnownComponentsWithTheirDf) {
+    std::mt19937_64 rng(1);
+    auto t = stats::estimate_levels(nest(rng, 400, 4, 9, 0.02, 0.01, 0.005));
+    EXPECT_EQ(t.runs, 400u);
+    EXPECT_EQ(t.sessions, 1600u);
+    EXPECT_EQ(t.run_mean.df, 399);
+    EXPECT_EQ(t.session_median.df, 1200);
+    EXPECT_NEAR(std::sqrt(t.run.var), 0.02, 0.002);
+    EXPECT_NEAR(std::sqrt(t.session.var), 0.01, 0.001);
+    EXPECT_NEAR(std::sqrt(t.repeat.var), 0.005, 0.0007);  // MAD of 9 values: a few % biased
+    EXPECT_GT(t.run.df, 100);
+    EXPECT_LE(t.run.df, 399);
+    EXPECT_DOUBLE_EQ(t.inv_sessions, 0.25);
+}
+
+TEST(CalibrationLevels, ALoneHighRepeatDoesNotMoveTheRepeatLevel) {
+    std::mt19937_64 rng(2);
+    auto runs = nest(rng, 20, 3, 5, 0.01, 0.01, 0.005);
+    auto before = stats::estimate_levels(runs);
+    runs[3][1][2] += std::log(1.55);
+    auto after = stats::estimate_levels(runs);
+    EXPECT_NEAR(std::sqrt(after.repeat.var), std::sqrt(before.repeat.var), 0.0005);
+    EXPECT_NEAR(after.run_mean.var, before.run_mean.var, 1e-12);  // the session's median did not move either
+}
+
+TEST(CalibrationLevels, NeedsTwoRuns) {
+    std::mt19937_64 rng(3);
+    EXPECT_THROW(stats::estimate_levels(nest(rng, 1, 3, 4, 0.01, 0.01, 0.01)), std::invalid_argument);
+}
+
+LevelTable table(double run_mean, double run_df, double ses_med, double ses_df, double inv) {
+    LevelTable t;
+    t.run_mean = {run_mean, run_df};
+    t.session_median = {ses_med, ses_df};
+    t.inv_sessions = inv;
+    t.run = {std::max(0.0, run_mean - ses_med * inv), run_df};
+    return t;
+}
+
+// As many sessions a side as the calibration had: exactly t on K - 1 df,
+// with Var = 2 * the run means' variance.
+TEST(CalibratedT, SameSessionsIsExactlyTOnTheCalibrationsDf) {
+    auto cal = table(4e-4, 4, 3e-4, 10, 1.0 / 3);
+    auto t = stats::calibrated_t(0.05, cal, {1, 1.0 / 3}, {1, 1.0 / 3});
+    EXPECT_DOUBLE_EQ(t.df, 4);
+    EXPECT_DOUBLE_EQ(t.se, std::sqrt(8e-4));
+    EXPECT_NEAR(t.p, stats::t_two_sided(0.05 / std::sqrt(8e-4), 4), 1e-12);
+    EXPECT_NEAR(t.ci.hi - t.ci.lo, 2 * stats::t_quantile(0.975, 4) * std::sqrt(8e-4), 1e-12);
+}
+
+// Fewer sessions than the calibration had: the sessions' extra share is
+// added, and the df are Satterthwaite's over both parts.
+TEST(CalibratedT, FewerSessionsAddTheirShareWithSatterthwaiteDf) {
+    auto cal = table(4e-4, 4, 3e-4, 10, 1.0 / 3);
+    auto t = stats::calibrated_t(0, cal, {1, 1.0}, {1, 1.0});
+    double run = 8e-4, within = 3e-4 * 2 * (1 - 1.0 / 3), v = run + within;
+    EXPECT_NEAR(t.se * t.se, v, 1e-15);
+    EXPECT_NEAR(t.df, v * v / (run * run / 4 + within * within / 10), 1e-9);
+    EXPECT_GT(t.df, 4);
+}
+
+TEST(CalibratedT, MoreSessionsNeverTakeOutTheSidesOwnShare) {
+    auto cal = table(1e-4, 4, 3e-4, 10, 1.0);  // one session a run, all of its spread the sessions'
+    auto t = stats::calibrated_t(0, cal, {1, 0.1}, {1, 0.1});
+    EXPECT_NEAR(t.se * t.se, 3e-4 * 0.2, 1e-15);
+    EXPECT_DOUBLE_EQ(t.df, 10);
+}
+
+TEST(CalibratedT, RefusesACalibrationWithoutRunDf) {
+    auto cal = table(4e-4, 0, 3e-4, 10, 1.0 / 3);
+    EXPECT_THROW(stats::calibrated_t(0, cal, {1, 1}, {1, 1}), std::invalid_argument);
+}
+
+LevelTable levels(double run, double ses, double rep) {
+    LevelTable t;
+    t.run = {run, 10};
+    t.session = {ses, 10};
+    t.repeat = {rep, 10};
+    return t;
+}
+
+// The within-run counts are KJ's sqrt(c_above var_below / (c_below var_above)),
+// rounded; runs are the fewest that reach the target.
+TEST(Allocation, KaliberaJonesCountsAndTheFewestRuns) {
+    // No repeat noise: one repeat. Sessions: sqrt(4 * 1e-4 / (1 * 1e-4)) = 2.
+    auto a = stats::allocate(levels(1e-4, 1e-4, 0), {4, 1, 0.01}, 0.02);
+    ASSERT_TRUE(a.reachable);
+    EXPECT_EQ(a.repeats, 1u);
+    EXPECT_EQ(a.sessions, 2u);
+    EXPECT_LE(a.detectable, 0.02);
+    stats::TTest fewer;
+    fewer.se = std::sqrt(2 * stats::design_variance(levels(1e-4, 1e-4, 0), double(a.runs - 1), 2, 1));
+    fewer.df = double(a.runs - 2);
+    EXPECT_GT(std::exp(stats::detectable_difference(fewer)) - 1, 0.02) << "one run fewer must miss the target";
+    EXPECT_NEAR(a.cost_s, double(a.runs) * (4 + 2 * (1 + 0.01)), 1e-9);
+}
+
+TEST(Allocation, CheapRunsAndCostlySessionsMeanMoreRunsFewerSessions) {
+    auto costly_runs = stats::allocate(levels(1e-4, 4e-4, 1e-4), {10, 0.5, 0.02}, 0.02);
+    auto cheap_runs = stats::allocate(levels(1e-4, 4e-4, 1e-4), {0.5, 10, 0.02}, 0.02);
+    EXPECT_GT(costly_runs.sessions, cheap_runs.sessions);
+    EXPECT_LT(costly_runs.runs, cheap_runs.runs);
+}
+
+TEST(Allocation, AnUnreachableTargetSaysSo) {
+    auto a = stats::allocate(levels(1e-2, 0, 0), {1, 1, 1}, 1e-5);
+    EXPECT_FALSE(a.reachable);
+    EXPECT_GT(a.detectable, 1e-5);
+    EXPECT_THROW(stats::allocate(levels(1e-2, 0, 0), {1, 1, 1}, 0), std::invalid_argument);
+}
+
+// --- a calibration from runs, and compare with it -----------------------
+
+suite::RunReport run_of(std::mt19937_64& rng, double level, const std::string& host = "hostA",
+                        const std::string& kernel = "6.1.0") {
+    std::normal_distribution<double> z(0, 1);
+    suite::RunReport r;
+    r.provenance.hostname = host;
+    r.provenance.boot_id = "boot-1";
+    r.provenance.timestamp_utc = "2026-12-01T08:00:00Z";
+    r.host.kernel_release = kernel;
+    r.host.cpu_model = "Test CPU";
+    r.host.backend = vmm::Backend::Svm;
+    r.host.tsc_mhz = 1000;
+    for (const char* name : {"cpuid", "vmcall"}) {
+        suite::TestResult t{.name = name, .status = suite::Status::Ok};
+        double run = 0.01 * z(rng);
+        for (int s = 0; s < 3; ++s) {
+            double ses = run + 0.005 * z(rng);
+            std::vector<double> v;
+            for (int i = 0; i < 4; ++i) v.push_back(1000 * std::exp(level + ses + 0.002 * z(rng)));
+            t.sessions.push_back({v, 1000});
+        }
+        t.wall_seconds = 0.5;
+        r.results.push_back(t);
+    }
+    return r;
+}
+
+TEST(Calibration, FromRunsKeepsEveryTestItsLevelsAndItsCosts) {
+    std::mt19937_64 rng(4);
+    std::vector<suite::RunReport> runs;
+    for (int k = 0; k < 5; ++k) runs.push_back(run_of(rng, 0));
+    runs[2].results[1].status = suite::Status::Hung;  // vmcall keeps 4 usable runs
+    auto c = suite::calibrate_from(runs, {2, 2, 2, 2, 2});
+    ASSERT_EQ(c.tests.size(), 2u);
+    EXPECT_EQ(c.tests[0].levels.runs, 5u);
+    EXPECT_EQ(c.identity.hostname, "hostA");
+    EXPECT_EQ(c.identity.backend, "svm");
+    // A repeat: 1000 cycles per iteration x 1000 iterations at 1000 MHz = 1 ms.
+    EXPECT_NEAR(c.tests[0].costs.repeat, 1e-3, 5e-5);
+    EXPECT_NEAR(c.tests[0].costs.session, (0.5 - 12 * c.tests[0].costs.repeat) / 3, 1e-9);
+    EXPECT_NEAR(c.tests[0].costs.run, 1.0, 1e-9);  // 2 s less the two tests' 0.5 s each
+    EXPECT_EQ(c.tests[0].session_logs.size(), 5u);
+}
+
+TEST(Calibration, MismatchesNameWhatDiffers) {
+    std::mt19937_64 rng(5);
+    auto a = suite::identity_of(run_of(rng, 0));
+    auto b = a;
+    EXPECT_TRUE(suite::mismatches(a, b).empty());
+    b.kernel_release = "6.2.0";
+    b.settings = "batch=64";
+    auto d = suite::mismatches(a, b);
+    ASSERT_EQ(d.size(), 2u);
+    EXPECT_EQ(d[0], "kernel.release: '6.1.0' (calibration) vs '6.2.0'");
+    EXPECT_NE(d[1].find("settings:"), std::string::npos);
+}
+
+TEST(Calibration, SettingsKeyLeavesOutSessionsAndRepeatsOnly) {
+    suite::RunSettings s;
+    auto key = suite::settings_key(s);
+    s.sessions = 7;
+    s.repeats = 9;
+    s.order_seed = 3;
+    EXPECT_EQ(suite::settings_key(s), key);
+    s.iterations = 1000;
+    EXPECT_NE(suite::settings_key(s), key);
+}
+
+// The advice's calibrate command carries the compared runs' options: parsed
+// back as `run` would, they give the same settings.
+TEST(Calibration, RunOptionsReproduceTheSettings) {
+    cli::RunArgs args;
+    CLI::App app;
+    cli::add_run_options(app, args);
+    std::vector<std::string> words{"-n", "200", "--sessions", "2", "-r", "3", "--smp", "2", "--pin", "0,1",
+                                   "--apic", "xapic", "--guest-msr", "spec_ctrl=0x401", "--guest-efer", "nx=off",
+                                   "--cpuid=-x2apic", "--no-baseline", "--warmup", "2"};
+    std::vector<std::string> rev(words.rbegin(), words.rend());
+    app.parse(rev);
+    auto s = cli::plan_run(args).settings;
+    auto again_words = cli::split_args(suite::run_options(s));
+    cli::RunArgs again;
+    CLI::App app2;
+    cli::add_run_options(app2, again);
+    std::vector<std::string> rev2(again_words.rbegin(), again_words.rend());
+    app2.parse(rev2);
+    auto t = cli::plan_run(again).settings;
+    EXPECT_EQ(suite::settings_key(t), suite::settings_key(s)) << suite::run_options(s);
+    EXPECT_EQ(t.sessions, 2u);
+    EXPECT_EQ(t.repeats, 3u);
+}
+
+suite::Calibrations lend(const suite::Calibration& c) {
+    suite::Calibrations out;
+    for (const auto& t : c.tests) out[t.test] = {t.levels, c.timestamp_utc, c.runs, c.id};
+    return out;
+}
+
+TEST(Calibration, OneRunASideIsTestedAgainstItAndSaysSo) {
+    std::mt19937_64 rng(6);
+    std::vector<suite::RunReport> runs;
+    for (int k = 0; k < 6; ++k) runs.push_back(run_of(rng, 0));
+    auto cal = suite::calibrate_from(runs, {});
+    auto a = run_of(rng, 0), b = run_of(rng, std::log(1.2));
+    auto without = suite::compare_saved({"A", "B"}, {{a}, {b}});
+    EXPECT_EQ(without.tests[0].vs_first[0].verdict, suite::Verdict::NotTestable);
+    auto with = suite::compare_saved({"A", "B"}, {{a}, {b}}, 0.05, lend(cal));
+    const auto& e = with.tests[0].vs_first[0];
+    EXPECT_EQ(e.verdict, suite::Verdict::Slower);
+    EXPECT_DOUBLE_EQ(e.df, 5);
+    EXPECT_EQ(e.calibration, "the calibration of 2026-12-01T08:00:00Z (6 runs)");
+    auto text = report::render_comparison(with);
+    EXPECT_NE(text.find("run-to-run spread from the calibration of 2026-12-01T08:00:00Z (6 runs)"), std::string::npos)
+        << text;
+    auto j = report::comparison_json(with);
+    EXPECT_EQ(j["tests"][0]["vs_first"][0]["run_to_run_spread_from"], e.calibration);
+}
+
+// Two high repeats of three move a session's median 55%: against a spread
+// the run itself did not give, that session is left out and named.
+TEST(Calibration, ASessionFarOffItsRunIsLeftOutOfACalibratedTest) {
+    std::mt19937_64 rng(7);
+    std::vector<suite::RunReport> runs;
+    for (int k = 0; k < 6; ++k) runs.push_back(run_of(rng, 0));
+    auto cal = suite::calibrate_from(runs, {});
+    auto a = run_of(rng, 0), b = run_of(rng, 0);
+    for (auto& x : b.results[0].sessions[1].samples) x *= 1.55;
+    auto c = suite::compare_saved({"A", "B"}, {{a}, {b}}, 0.05, lend(cal));
+    const auto& e = c.tests[0].vs_first[0];
+    ASSERT_EQ(e.left_out.size(), 1u);
+    EXPECT_NE(e.left_out[0].find("'B' run 1 session 2: +5"), std::string::npos) << e.left_out[0];
+    EXPECT_NE(e.verdict, suite::Verdict::Slower);
+}
+
+TEST(CompareOutliers, AUnitFarFromTheOthersIsFlagged) {
+    std::mt19937_64 rng(8);
+    std::vector<suite::RunReport> side;
+    for (int k = 0; k < 5; ++k) side.push_back(run_of(rng, 0));
+    for (auto& s : side[3].results[0].sessions)
+        for (auto& x : s.samples) x *= 1.2;
+    auto c = suite::compare_saved({"A", "B"}, {side, {run_of(rng, 0), run_of(rng, 0), run_of(rng, 0)}});
+    const auto& o = c.tests[0].configs[0].outliers;
+    ASSERT_EQ(o.size(), 1u);
+    EXPECT_NE(o[0].find("run 4: +"), std::string::npos) << o[0];
+    EXPECT_TRUE(c.tests[0].configs[1].outliers.empty());
+    auto j = report::comparison_json(c);
+    EXPECT_EQ(j["tests"][0]["configs"][0]["outlier_units"].size(), 1u);
+}
+
+// --- the history, and which calibration compare borrows -----------------
+
+class CalibrationStore : public eb::test::TempDirTest {};
+
+TEST_F(CalibrationStore, RoundTripsThroughTheHistory) {
+    std::mt19937_64 rng(9);
+    std::vector<suite::RunReport> runs;
+    for (int k = 0; k < 4; ++k) runs.push_back(run_of(rng, 0));
+    auto c = suite::calibrate_from(runs, {1, 1, 1, 1});
+    auto path = temp_path("h.db");
+    int64_t id = history::Store(path, history::Store::Mode::ReadWrite).save_calibration(c);
+    auto back = history::Store(path, history::Store::Mode::ReadOnly).calibrations("hostA");
+    ASSERT_EQ(back.size(), 1u);
+    EXPECT_EQ(back[0].id, id);
+    EXPECT_TRUE(suite::mismatches(back[0].identity, c.identity).empty());
+    EXPECT_EQ(back[0].boot_id, "boot-1");
+    ASSERT_EQ(back[0].tests.size(), 2u);
+    const auto& x = back[0].tests[1].levels;
+    const auto& y = c.tests[1].levels;
+    EXPECT_DOUBLE_EQ(x.run_mean.var, y.run_mean.var);
+    EXPECT_DOUBLE_EQ(x.session_median.df, y.session_median.df);
+    EXPECT_DOUBLE_EQ(x.run.df, y.run.df);
+    EXPECT_DOUBLE_EQ(x.inv_sessions, y.inv_sessions);
+    EXPECT_DOUBLE_EQ(back[0].tests[1].costs.repeat, c.tests[1].costs.repeat);
+    EXPECT_EQ(back[0].tests[1].session_logs, c.tests[1].session_logs);
+    EXPECT_TRUE(history::Store(path, history::Store::Mode::ReadOnly).calibrations("hostB").empty());
+}
+
+TEST_F(CalibrationStore, CompareBorrowsOnlyAMatchingFreshCalibration) {
+    std::mt19937_64 rng(10);
+    std::vector<suite::RunReport> runs;
+    for (int k = 0; k < 4; ++k) runs.push_back(run_of(rng, 0));
+    auto path = temp_path("h.db");
+    {
+        history::Store st(path, history::Store::Mode::ReadWrite);
+        st.save_calibration(suite::calibrate_from(runs, {}));
+    }
+    std::vector<std::vector<suite::RunReport>> sides{{run_of(rng, 0)}, {run_of(rng, 0)}};
+    auto found = lab::find_calibrations(path, sides);
+    EXPECT_EQ(found.spreads.size(), 2u);
+    EXPECT_TRUE(found.warnings.empty());
+    // Another kernel: named, not used.
+    sides[1][0].host.kernel_release = "6.2.0";
+    found = lab::find_calibrations(path, sides);
+    EXPECT_TRUE(found.spreads.empty());
+    ASSERT_EQ(found.warnings.size(), 1u);
+    EXPECT_NE(found.warnings[0].find("kernel.release: '6.1.0' (calibration) vs '6.2.0'"), std::string::npos)
+        << found.warnings[0];
+    EXPECT_NE(found.warnings[0].find("cpuid, vmcall"), std::string::npos);
+    // Stale: runs 40 days after the calibration.
+    sides[1][0].host.kernel_release = "6.1.0";
+    sides[1][0].provenance.timestamp_utc = "2027-01-10T08:00:00Z";
+    found = lab::find_calibrations(path, sides);
+    EXPECT_TRUE(found.spreads.empty());
+    ASSERT_EQ(found.warnings.size(), 1u);
+    EXPECT_NE(found.warnings[0].find("stale: made 40 days before"), std::string::npos) << found.warnings[0];
+}
+
+// A version 2 store (before calibrations): compare reads it as holding none,
+// with a warning; the next command that writes migrates it.
+TEST_F(CalibrationStore, AVersion2StoreHoldsNoneUntilMigrated) {
+    std::mt19937_64 rng(12);
+    auto path = temp_path("h.db");
+    history::Store(path, history::Store::Mode::ReadWrite).save(run_of(rng, 0), "", "");
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "DROP TABLE calibration_tests; DROP TABLE calibrations; PRAGMA user_version = 2",
+                           nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+    std::vector<std::vector<suite::RunReport>> sides{{run_of(rng, 0)}, {run_of(rng, 0)}};
+    auto found = lab::find_calibrations(path, sides);
+    EXPECT_TRUE(found.spreads.empty());
+    ASSERT_EQ(found.warnings.size(), 1u);
+    EXPECT_NE(found.warnings[0].find("needs migrating"), std::string::npos) << found.warnings[0];
+    std::vector<suite::RunReport> runs{run_of(rng, 0), run_of(rng, 0)};
+    history::Store(path, history::Store::Mode::ReadWrite).save_calibration(suite::calibrate_from(runs, {}));
+    EXPECT_EQ(lab::find_calibrations(path, sides).spreads.size(), 2u);
+}
+
+TEST_F(CalibrationStore, NoStoreMeansNoCalibrationNotAnError) {
+    std::mt19937_64 rng(11);
+    std::vector<std::vector<suite::RunReport>> sides{{run_of(rng, 0)}, {run_of(rng, 0)}};
+    auto found = lab::find_calibrations(temp_path("absent.db"), sides);
+    EXPECT_TRUE(found.spreads.empty());
+    EXPECT_TRUE(found.warnings.empty());
+    // Several runs a side need none: the store is not even looked at.
+    std::vector<std::vector<suite::RunReport>> many{{run_of(rng, 0), run_of(rng, 0)}, {run_of(rng, 0), run_of(rng, 0)}};
+    EXPECT_TRUE(lab::find_calibrations("/nonexistent/dir/x.db", many).warnings.empty());
+}
+
+} // namespace
