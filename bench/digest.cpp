@@ -14,6 +14,7 @@
 
 #include "profile/analyze.h"
 #include "profile/trace_file.h"
+#include "report/profile_text.h"
 
 using namespace eb::profile;
 
@@ -150,7 +151,7 @@ int main(int argc, char** argv) try {
     std::printf("analyze vmexit %.3f s  (%.1f M events/s)\n", best_an, double(n) / best_an / 1e6);
     std::printf("read + analyze %.3f s  = %.1f M events/s on one core (target >= 5)\n", best_read + best_an,
                 double(n) / (best_read + best_an) / 1e6);
-    std::fputs(render_perf(r).c_str(), stdout);
+    std::fputs(eb::report::render_perf(r).c_str(), stdout);
 
     uint64_t lossy = write_lossy_trace(path, target / 30);
     TraceFile tf = read_trace(path);

@@ -97,7 +97,7 @@ double parse_number(const std::string& opt, const std::string& v, double lo, dou
     size_t n = number_prefix(v);
     double x = n == v.size() && n > 0 ? std::strtod(v.c_str(), nullptr) : std::nan("");
     if (!(x >= lo && x <= hi))
-        throw std::invalid_argument(fmt::format("{} needs a number in [{:g}, {:g}], not '{}'", opt, lo, hi, v));
+        throw InputError(fmt::format("{} needs a number in [{:g}, {:g}], not '{}'", opt, lo, hi, v));
     return x;
 }
 

@@ -25,9 +25,11 @@ void save_test(Stmt& s, int64_t id, const suite::TestCalibration& t) {
         s.bind(i++, finite(c->var));
         s.bind(i++, finite(c->df));
     }
-    s.bind(i++, finite(l.inv_sessions)).bind(i++, finite(l.repeats));
-    s.bind(i++, int64_t(l.runs)).bind(i++, int64_t(l.sessions));
-    s.bind(i++, finite(t.costs.run)).bind(i++, finite(t.costs.session)).bind(i++, finite(t.costs.repeat));
+    // One bind a statement: chained binds with i++ read as unsequenced (they are
+    // not, since C++17, but a reader should not have to know that).
+    for (double v : {finite(l.inv_sessions), finite(l.repeats)}) s.bind(i++, v);
+    for (int64_t v : {int64_t(l.runs), int64_t(l.sessions)}) s.bind(i++, v);
+    for (double v : {finite(t.costs.run), finite(t.costs.session), finite(t.costs.repeat)}) s.bind(i++, v);
     s.bind(i, json(t.session_logs).dump());
     s.step();
 }

@@ -19,6 +19,7 @@
 #include "lab/records.h"
 #include "report/json.h"
 #include "stats/nested.h"
+#include "sys/error.h"
 
 extern char** environ;
 
@@ -138,7 +139,7 @@ TestPlan plan_test(const suite::TestCalibration& t, double target, double alpha,
 
 CalibrateOutcome calibrate(const CalibrateRequest& req, const std::atomic<bool>& interrupt,
                            const std::function<void(size_t)>& progress) {
-    if (req.runs < 2) throw std::invalid_argument("--runs needs 2 or more: one run has no run-to-run spread");
+    if (req.runs < 2) throw InputError("--runs needs 2 or more: one run has no run-to-run spread");
     history::check_save_target(req.db);  // before minutes of runs
     std::vector<double> walls;
     auto runs = run_all(req, interrupt, progress, walls);

@@ -24,6 +24,14 @@ json read_json(const std::string& path) {
 
 } // namespace
 
+namespace {
+CliOptions long_run() {
+    CliOptions o;
+    o.timeout_s = 600;  // three runs of two tests, slow under emulation
+    return o;
+}
+} // namespace
+
 TEST(Calibrate, StoresACalibrationThatOneRunASideCompareUsesAndNames) {
     REQUIRE_KVM();
     TempDir dir;
@@ -31,7 +39,7 @@ TEST(Calibrate, StoresACalibrationThatOneRunASideCompareUsesAndNames) {
     const std::vector<std::string> opts{"cpuid", "inl_from_kernel", "-n", "32", "--sessions", "2", "-r", "3"};
     std::vector<std::string> cal{"calibrate", "--runs", "3", "--db", db};
     cal.insert(cal.end(), opts.begin(), opts.end());
-    auto c = run_cli(cal, {.timeout_s = 600});
+    auto c = run_cli(cal, long_run());
     ASSERT_EQ(c.rc, 0) << c.err << c.out;
     for (const char* part : {"calibration 1 of", "3 runs x 2 sessions x 3 repeats", "\ncpuid\n", "\ninl_from_kernel\n",
                              "run-to-run spread compare borrows", "a detectable 1%",
