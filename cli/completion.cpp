@@ -1,4 +1,5 @@
 #include "cli/completion.h"
+#include "cli/help.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -75,13 +76,6 @@ struct Node {
     std::vector<ValueOption> takes_value = {};
     bool positional_files = false;
 };
-
-std::string path_of(const CLI::App& app) {
-    std::string path;
-    for (const CLI::App* a = &app; a->get_parent(); a = a->get_parent())
-        path = path.empty() ? a->get_name() : a->get_name() + " " + path;
-    return path;
-}
 
 Node node_of(const CLI::App& app) {
     Node n{.path = path_of(app)};

@@ -91,13 +91,6 @@ const std::map<std::string, std::vector<std::string>, std::less<>>& examples() {
     return m;
 }
 
-std::string path_of(const CLI::App& app) {
-    std::string path;
-    for (const CLI::App* a = &app; a->get_parent(); a = a->get_parent())
-        path = path.empty() ? a->get_name() : a->get_name() + " " + path;
-    return path;
-}
-
 std::string longest_name(const CLI::Option& o) {
     if (!o.get_lnames().empty()) return o.get_lnames().back();
     if (o.get_positional()) return o.get_name(true);
@@ -124,6 +117,13 @@ void finish(CLI::App& app) {
 }
 
 } // namespace
+
+std::string path_of(const CLI::App& app) {
+    std::string path;
+    for (const CLI::App* a = &app; a->get_parent(); a = a->get_parent())
+        path = path.empty() ? a->get_name() : a->get_name() + " " + path;
+    return path;
+}
 
 std::string placeholder(const std::string& option_name) {
     if (option_name.rfind("export-", 0) == 0) return "FILE";

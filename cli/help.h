@@ -20,5 +20,7 @@ const std::vector<std::string>& help_examples(const std::string& path);
 
 // The placeholder an option's value gets in --help; "" for an unknown name.
 std::string placeholder(const std::string& option_name);
+// A command's words below the root ("profile record"); "" for the root.
+std::string path_of(const CLI::App& app);
 
 } // namespace eb::cli

@@ -8,10 +8,9 @@
 
 #include "profile/analyze.h"
 #include "profile/flat_index.h"
+#include "profile/saturating.h"
 
 namespace eb::profile::detail {
-
-inline uint64_t sat_add(uint64_t a, uint64_t b) { return a + b < a ? UINT64_MAX : a + b; }
 
 struct Key {
     EventType type;

@@ -19,7 +19,6 @@ std::string alt_hex(uint64_t v) { return v ? fmt::format("{:#x}", v) : std::stri
 
 using detail::Key;
 using detail::Rows;
-using detail::sat_add;
 using detail::Thread;
 using detail::Threads;
 

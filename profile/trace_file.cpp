@@ -11,6 +11,7 @@
 #include "sys/file.h"
 #include "sys/io.h"
 #include "sys/error.h"
+#include "profile/saturating.h"
 
 namespace eb::profile {
 
@@ -209,8 +210,6 @@ std::string encode_header(const TraceHeader& h) {
     std::memcpy(out.data() + 12, &n, 4);
     return out;
 }
-
-uint64_t sat_add(uint64_t a, uint64_t b) { return a + b < a ? UINT64_MAX : a + b; }
 
 } // namespace
 

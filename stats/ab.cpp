@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "stats/summary.h"
+#include "stats/preconditions.h"
 
 namespace eb::stats {
 
@@ -20,8 +21,6 @@ namespace {
 // several times as much and adds nothing at the precision of a p-value.
 using Policy = boost::math::policies::policy<boost::math::policies::promote_double<false>>;
 using StudentT = boost::math::students_t_distribution<double, Policy>;
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 double sample_var(std::span<const double> xs) {
     double mu = mean(xs), ss = 0;

@@ -8,14 +8,11 @@
 #include <stdexcept>
 
 #include "stats/summary.h"
+#include "stats/preconditions.h"
 
 namespace eb::stats {
 
 namespace {
-
-void need(std::span<const double> xs) {
-    if (xs.empty()) throw std::invalid_argument("statistics of an empty sample set");
-}
 
 void need_prob(double p, const char* what) {
     if (!(p > 0 && p < 1)) throw std::invalid_argument(std::string(what) + " outside (0, 1)");

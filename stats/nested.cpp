@@ -1,4 +1,5 @@
 #include "stats/nested.h"
+#include "stats/preconditions.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,8 +9,6 @@
 namespace eb::stats {
 
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Sums that pool one level over every parent holding two or more groups.
 struct Pool {

@@ -1,4 +1,5 @@
 #include "stats/summary.h"
+#include "stats/preconditions.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,12 +7,6 @@
 #include <stdexcept>
 
 namespace eb::stats {
-
-namespace {
-void need(std::span<const double> xs) {
-    if (xs.empty()) throw std::invalid_argument("statistics of an empty sample set");
-}
-} // namespace
 
 double quantile(std::span<const double> xs, double q) {
     need(xs);

@@ -38,8 +38,6 @@ namespace {
 
 using detail::SideData;
 
-std::string pct(double ratio) { return fmt::format("{:+.2f}%", (ratio - 1) * 100); }
-
 // The t test's figures; the verdict waits for the family (see adjust()).
 void fill(Effect& e, const stats::TTest& t) {
     e.ratio = std::exp(t.estimate);
@@ -63,7 +61,7 @@ std::string one_unit_why(const Effect& e, const SideSummary& sa, const SideSumma
                                                   runs > 0 ? "boot" : "run", inside * 100, unit_name(u))
                                     : "";
     return fmt::format("not testable at the {0} level ({1} vs {2} {0}{3}): observed {4}{5}", unit_name(u), e.units_a,
-                       e.units_b, e.units_a + e.units_b == 2 ? "" : "s", pct(e.ratio), spread);
+                       e.units_b, e.units_a + e.units_b == 2 ? "" : "s", pct_change(e.ratio), spread);
 }
 
 // Zero spread among the units is no certainty: the figures' resolution is
@@ -71,7 +69,7 @@ std::string one_unit_why(const Effect& e, const SideSummary& sa, const SideSumma
 bool zero_spread(Effect& e, const stats::TTest& t, Unit u) {
     if (t.se > 0) return false;
     e.why = fmt::format("every {} agrees exactly on each side (zero spread at the {} level): no spread to test "
-                        "against; observed {}", unit_name(u), unit_name(u), pct(std::exp(t.estimate)));
+                        "against; observed {}", unit_name(u), unit_name(u), pct_change(std::exp(t.estimate)));
     return true;
 }
 
@@ -276,6 +274,8 @@ void choose_level(ComparisonReport& out, const std::vector<std::vector<RunReport
 }
 
 } // namespace
+
+std::string pct_change(double ratio) { return fmt::format("{:+.2f}%", (ratio - 1) * 100); }
 
 ComparisonReport compare_saved(const std::vector<std::string>& labels,
                                const std::vector<std::vector<RunReport>>& sides, double alpha,

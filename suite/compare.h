@@ -103,6 +103,9 @@ inline constexpr double kOutlierSigmas = 3;
 // from its run's others (normal noise puts one there about once in 10^8).
 inline constexpr double kSessionOutlierSigmas = 6;
 
+// A ratio as a signed percent change, as compare prints it ("+1.25%").
+std::string pct_change(double ratio);
+
 // Saved results: sides[k] holds every result file (saved run) of configuration k.
 // At the run level, a test with one run on a side is tested against the
 // run-to-run spread of its calibration in `cal` when there is one (a t test

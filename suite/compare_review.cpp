@@ -8,8 +8,6 @@ namespace eb::suite {
 
 namespace {
 
-std::string pct(double ratio) { return fmt::format("{:+.2f}%", (ratio - 1) * 100); }
-
 void add_once(std::vector<std::string>& v, const std::string& s) {
     if (std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
 }
@@ -43,7 +41,7 @@ void baseline_warning(ComparisonReport& out, const TestComparison& t, size_t k) 
     out.warnings.push_back(fmt::format(
         "the empty loop (baseline) moved {} [{}, {}] between '{}' and '{}': the host drifted, or the configuration "
         "changes the loop itself (as --per-exit does); drift of this size is not attributable to the "
-        "configuration's exits", pct(e.ratio), pct(e.ratio_ci.lo), pct(e.ratio_ci.hi), out.labels[0],
+        "configuration's exits", pct_change(e.ratio), pct_change(e.ratio_ci.lo), pct_change(e.ratio_ci.hi), out.labels[0],
         out.labels[k]));
 }
 
