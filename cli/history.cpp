@@ -95,8 +95,9 @@ int show_run(Store& st, int64_t id) {
     say("run {}  {}  label {}", row.id, row.timestamp_utc, row.label.empty() ? "-" : row.label);
     if (!row.note.empty()) say("note       {}", row.note);
     if (const auto& im = rep.provenance.imported) {
-        say("imported   from {}: {} (sha256 {}); its host, boot and environment are unknown", im->source,
-                   im->file, im->sha256);
+        say("imported   from {}: {} (sha256 {}{}); its host, boot and environment are unknown", im->source,
+                   im->file, im->sha256, im->logs.empty() ? "" : " of the logs' sha256sum lines");
+        for (const auto& l : im->logs) say("  log      {} (sha256 {}): {}", l.file, l.sha256, fmt::join(l.tests, " "));
     } else {
         say("host       {} ({}, kernel {})", row.hostname, rep.host.cpu_model, row.kernel_release);
         say("boot id    {}", row.boot_id);

@@ -15,6 +15,7 @@ struct ImportArgs {
     std::string db, label, note;
     std::string json;  // perf-kvm: write the parsed tables here
     std::vector<std::string> files;
+    bool one_run = false, per_file = false;  // kut: how files make runs (see import_kut.h)
     std::vector<std::string> argv;  // the whole command line, for the runs' provenance
 };
 
