@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <regex>
+#include <sstream>
 #include <unistd.h>
 
 #include "cli/app.h"
@@ -17,6 +18,7 @@
 #include "report/json.h"
 #include "report/sanitize.h"
 #include "sys/file.h"
+#include "sys/io.h"
 #include "stats/summary.h"
 
 namespace eb::cli {
@@ -275,8 +277,12 @@ suite::RunReport load_result(const std::string& path, const std::string& db) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))  // it opens, and its first read throws libstdc++'s text
         throw UsageError(fmt::format("{}: a directory, not a result file", path));
-    std::ifstream f(path);
-    if (!f) throw UsageError(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+    std::istringstream f;
+    try {  // a FIFO would be waited on for ever, a device read without end
+        f.str(sys::read_regular(path));
+    } catch (const std::runtime_error& e) {
+        throw UsageError(e.what());
+    }
     try {
         return report::from_json(report::parse_document(f, path));
     } catch (const std::exception& e) {

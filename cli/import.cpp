@@ -136,7 +136,7 @@ int cmd_import_perf(const ImportArgs& a) {
 
 } // namespace
 
-int cmd_import(const ImportCommands& c, const ImportArgs& a) {
+int cmd_import(const ImportCommands& c, const ImportArgs& a, const std::atomic<bool>& stop) {
     if (*c.perf_kvm) return cmd_import_perf(a);
     // Every file is read and checked before any is saved: a bad one saves nothing.
     std::string path = db_path(a.db);
@@ -152,11 +152,24 @@ int cmd_import(const ImportCommands& c, const ImportArgs& a) {
         for (size_t at = 0, nl; (nl = notes.find('\n', at)) != std::string::npos; at = nl + 1)
             out += report::printable(notes.substr(at, nl - at)) + "\n";
     }
+    write_stdout(out);
+    out.clear();
+    // Each run is said as soon as it is saved: a stop or a kill leaves no run saved unsaid.
+    size_t saved = 0;
     try {
-        for (const auto& r : runs) out += saved_line(r, history::save_run(path, r.run, a.label, a.note));
+        for (; saved < runs.size() && !stop.load(); ++saved)
+            write_stdout(saved_line(runs[saved], history::save_run(path, runs[saved].run, a.label, a.note)));
     } catch (const history::StoreError& e) {
-        write_stdout(out);
         throw UsageError(e.what());
+    }
+    if (saved < runs.size()) {
+        std::vector<std::string> rest;
+        for (size_t i = saved; i < runs.size() && rest.size() < 3; ++i) rest.push_back(runs[i].name);
+        size_t more = runs.size() - saved - rest.size();
+        fmt::print(stderr, "exitbench: interrupted: {} of {} runs saved (listed above); not saved: {}{}\n", saved,
+                   runs.size(), report::printable(fmt::format("{}", fmt::join(rest, ", "))),
+                   more ? fmt::format(" and {} more", more) : "");
+        return kInterrupted;
     }
     out += report::printable(fmt::format("saved in {}; compare them with: exitbench compare run:ID run:ID (or "
                                          "label:NAME)", path)) + "\n";
