@@ -308,6 +308,13 @@ std::optional<int> parse(Commands& c, int argc, char** argv) {
                    report::printable(extra.front()), report::printable(typo_hint(c.app, argc, argv)));
         return kUsage;
     }
+    // An empty --db (a script's unset variable) would otherwise mean the default store.
+    for (const CLI::App* a = &c.app; a; a = a->get_subcommands().empty() ? nullptr : a->get_subcommands().front())
+        if (const CLI::Option* db = a->get_option_no_throw("--db"); db && db->count() > 0 && db->as<std::string>().empty()) {
+            fmt::print(stderr, "exitbench: error: --db '': an empty path; name the history database, or leave --db out "
+                               "for the default one\n");
+            return kUsage;
+        }
     if (c.app.get_subcommands().empty()) {  // none was parsed
         std::vector<std::string> names;
         for (const CLI::App* sub : c.app.get_subcommands([](const CLI::App* s) { return !s->get_name().empty(); }))

@@ -100,3 +100,43 @@ TEST_F(HostileInput, AStopSignalEndsAWaitingReaderWith130) {
     EXPECT_EQ(r.term_signal, 0) << r.err;
     EXPECT_EQ(r.rc, 130) << r.err;
 }
+
+// An empty --db (a script's unset variable) saved to the default store.
+TEST_F(HostileInput, AnEmptyDbIsRefusedNotTheDefaultStore) {
+    auto xdg = temp_path("xdg");
+    CliOptions o;
+    o.env = {"XDG_DATA_HOME=" + xdg};
+    for (const std::vector<std::string>& args : {std::vector<std::string>{"import", "kut", kut("vmexit_cpuid.log")},
+                                                 {"history", "rm", "1", "--yes"}, {"history", "list"}}) {
+        auto a = args;
+        a.insert(a.end(), {"--db", ""});
+        auto r = run_cli(a, o);
+        EXPECT_EQ(r.rc, 2) << args[0] << ": " << r.out << r.err;
+        EXPECT_TRUE(one_line(r.err)) << r.err;
+        EXPECT_NE(r.err.find("--db '': an empty path"), std::string::npos) << r.err;
+    }
+    EXPECT_FALSE(fs::exists(xdg));
+}
+
+// A symlink loop given to compare: exit 3 and libstdc++'s "filesystem error".
+TEST_F(HostileInput, ASymlinkLoopIsAnInputError) {
+    auto a = temp_path("loop-a"), b = temp_path("loop-b");
+    fs::create_symlink(b, a);
+    fs::create_symlink(a, b);
+    auto r = run_cli({"compare", a, b});
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_TRUE(one_line(r.err)) << r.err;
+    EXPECT_EQ(r.err.find("filesystem error"), std::string::npos) << r.err;
+}
+
+// perf's own complaint reached stderr as a second line.
+TEST_F(HostileInput, PerfScriptsComplaintIsInTheOneLine) {
+    if (std::system("command -v perf > /dev/null 2>&1") != 0) GTEST_SKIP() << "perf is not installed (linux-perf)";
+    auto data = temp_path("bad.data");
+    std::ofstream(data) << "PERFILE2" << std::string(200, '\x07');
+    auto r = run_cli({"profile", "import", data, "-o", temp_path("out.trace")});
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_TRUE(one_line(r.err)) << r.err;
+    EXPECT_NE(r.err.find("perf script failed"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(temp_path("out.trace")));
+}
