@@ -47,6 +47,7 @@ CliOptions signal_at(int sig, std::function<bool()> also = {}) {
 
 Row signals_row(const std::string& dir) {
     Row row{"signals (import, history, export)"};
+    int outcome[3] = {};  // finished first (0), stopped (130), killed (SIGKILL)
     auto logs = dir + "/many";
     fs::create_directories(logs);
     Args files;
@@ -59,6 +60,7 @@ Row signals_row(const std::string& dir) {
             auto r = run_cli(args, signal_at(sig, saving ? std::function<bool()>([db] { return fs::exists(db); })
                                                          : std::function<bool()>()));
             ++row.faults;
+            ++outcome[r.term_signal ? 2 : r.rc == 130 ? 1 : 0];
             tally(row, "import, signal " + std::to_string(sig), r, {0, 130}, sig);
             int lost = lost_runs(r.out, db);
             if (lost != 0) row.lost += std::max(lost, 1), row.why.push_back(db + ": " + std::to_string(lost) + " lost");
@@ -78,10 +80,14 @@ Row signals_row(const std::string& dir) {
                               Args{"profile", "report", "-i", trace, "--export-json", dir + "/p.json"},
                               Args{"import", "perf-kvm", perf_fixture("report-vmexit.txt"), "--json", dir + "/q.json"}}) {
             ++row.faults;
-            tally(row, a[0] + " " + a[1] + ", signal " + std::to_string(sig), run_cli(a, signal_at(sig)), {0, 130}, sig);
+            auto r = run_cli(a, signal_at(sig));
+            ++outcome[r.term_signal ? 2 : r.rc == 130 ? 1 : 0];
+            tally(row, a[0] + " " + a[1] + ", signal " + std::to_string(sig), r, {0, 130}, sig);
         }
     int lost = lost_runs(run_cli({"history", "list", "--db", db}).out, db);
     if (lost != 0) row.lost += std::max(lost, 1), row.why.push_back("the read store lost runs");
+    row.note = std::to_string(outcome[1]) + " stopped (130), " + std::to_string(outcome[2]) + " killed, " +
+               std::to_string(outcome[0]) + " done first";
     return row;
 }
 
@@ -125,7 +131,7 @@ Row full_disk_row(const std::string& dir) {
 }
 
 Row kvm_row(const std::string& dir) {
-    Row row{"runs under KVM (signals, failed save)"};
+    Row row{"runs under KVM (signals, a save)"};
     if (!have_kvm()) {
         row.skipped = "/dev/kvm is absent";
         return row;
