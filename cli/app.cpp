@@ -359,11 +359,10 @@ int dispatch(Commands& c) {
         write_stdout(completion_script(c.shell));
         return kOk;
     }
-    if (*c.import.import && !*c.import.perf_kvm) {
-        g_polling.store(true);
+    if (*c.import.import) {
+        g_polling.store(!*c.import.perf_kvm);  // kut and run stop between two saves
         return cmd_import(c.import, c.import_args, g_interrupted);
     }
-    if (*c.import.import) return cmd_import(c.import, c.import_args, g_interrupted);
     if (*c.report.merge) return cmd_report_merge(c.merge_args);
     if (*c.recipe && !*c.recipe_run) return cmd_recipe_list();
     g_polling.store(true);
