@@ -46,7 +46,8 @@ TEST_F(HostileInput, FifosAndDevicesAreRefusedNotWaitedOn) {
 
 TEST_F(HostileInput, ArgumentsReachTheTerminalFiltered) {
     for (const std::vector<std::string>& args :
-         {std::vector<std::string>{"\x1b[31mrun"}, {"run\n"}, {"run", "--\x1b]0;owned\x07"}, {"history", "list", "\x1b[2J"}}) {
+         {std::vector<std::string>{"\x1b[31mrun"}, {"run\n"}, {"run", "--\x1b]0;owned\x07"},
+          {"history", "list", "\x1b[2J"}}) {
         auto r = run_cli(args);
         EXPECT_EQ(r.rc, 2) << r.err;
         EXPECT_TRUE(one_line(r.err)) << r.err;

@@ -51,7 +51,8 @@ Row signals_row(const std::string& dir) {
     auto logs = dir + "/many";
     fs::create_directories(logs);
     Args files;
-    for (int i = 0; i < 40; ++i) files.push_back(write_file(logs, std::to_string(i) + ".txt", "cpuid " + std::to_string(1000 + i) + "\n"));
+    for (int i = 0; i < 40; ++i)
+        files.push_back(write_file(logs, std::to_string(i) + ".txt", "cpuid " + std::to_string(1000 + i) + "\n"));
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGKILL}) {
         for (bool saving : {false, true}) {
             auto db = dir + "/sig" + std::to_string(sig) + (saving ? "s" : "r") + ".db";
@@ -75,7 +76,8 @@ Row signals_row(const std::string& dir) {
     auto trace = eb::test::fixtures_dir() + "/profile/nested-svm-cpuid-msr-io.trace";
     for (int sig : {SIGINT, SIGTERM, SIGKILL})
         for (const Args& a : {Args{"history", "list", "--db", db}, Args{"history", "show", "2", "--db", db},
-                              Args{"history", "export", "1", "--json", "--db", db}, Args{"history", "trend", "cpuid", "--db", db},
+                              Args{"history", "export", "1", "--json", "--db", db},
+                              Args{"history", "trend", "cpuid", "--db", db},
                               Args{"import", "run", json, "--db", db}, Args{"report", "merge", json, json2},
                               Args{"profile", "report", "-i", trace, "--export-json", dir + "/p.json"},
                               Args{"import", "perf-kvm", perf_fixture("report-vmexit.txt"), "--json", dir + "/q.json"}}) {

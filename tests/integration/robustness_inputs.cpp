@@ -104,8 +104,9 @@ Row result_files_row(const std::string& dir) {
              {"foreign.json", R"({"schema": "x"})"}, {"junk.json", junk(4096)}, {"list.json", "[1, 2, 3]"}})
         files.push_back(write_file(dir, name, text));
     files.push_back(mutated("future.json", [](json& d) { d["schema_version"] = 99; }));
-    files.push_back(mutated("negative.json", [](json& d) { d["results"][0]["sessions"][0]["samples_cycles_per_iter"][0] = -1; }));
-    files.push_back(mutated("zero.json", [](json& d) { d["results"][0]["sessions"][0]["samples_cycles_per_iter"][0] = 0; }));
+    auto sample = [](json& d) -> json& { return d["results"][0]["sessions"][0]["samples_cycles_per_iter"][0]; };
+    files.push_back(mutated("negative.json", [&](json& d) { sample(d) = -1; }));
+    files.push_back(mutated("zero.json", [&](json& d) { sample(d) = 0; }));
     files.push_back(mutated("no-results.json", [](json& d) { d.erase("results"); }));
     files.push_back(mutated("string-id.json", [](json& d) { d["results"][0]["name"] = 42; }));
     auto db = dir + "/results.db";
@@ -116,7 +117,7 @@ Row result_files_row(const std::string& dir) {
     }
     tally(row, "import run good", run_cli({"import", "run", good, "--db", db}), {0});
     // Hostile but valid: the largest finite sample reads, and compares without overflow.
-    auto huge = mutated("huge.json", [](json& d) { d["results"][0]["sessions"][0]["samples_cycles_per_iter"][0] = 1e308; });
+    auto huge = mutated("huge.json", [&](json& d) { sample(d) = 1e308; });
     tally(row, "a 1e308 sample", run_cli({"compare", huge, good}), {0});
     return row;
 }
@@ -128,7 +129,8 @@ Row kut_logs_row(const std::string& dir) {
     for (auto [name, text] : std::vector<std::pair<std::string, std::string>>{
              {"empty.log", ""}, {"binary.log", junk(4096)}, {"zero.log", "cpuid 0\n"}, {"neg.log", "cpuid -5\n"},
              {"wide.log", "cpuid 99999999999\n"}, {"words.log", "enabling apic\npaging enabled\n"},
-             {"timeout-only.log", "qemu-system-x86_64: terminating on signal 15\n"}, {"nul.log", std::string("cpuid 5\0", 8)}})
+             {"timeout-only.log", "qemu-system-x86_64: terminating on signal 15\n"},
+             {"nul.log", std::string("cpuid 5\0", 8)}})
         files.push_back(write_file(dir, name, text));
     auto big = dir + "/big.log";
     fs::resize_file(write_file(dir, "big.log", "cpuid 5\n"), (64u << 20) + 1);  // sparse: cheap to make

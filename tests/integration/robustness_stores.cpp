@@ -77,7 +77,8 @@ Row db_files_row(const std::string& dir) {
         if (fs::is_regular_file(db, ec) && slurp(db) != before) ++row.lost, row.why.push_back(db + " changed");
     }
     // Reading and deleting create nothing where there was no store.
-    for (const Args& a : {Args{"history", "list"}, Args{"history", "rm", "1", "--yes"}, Args{"history", "export", "1", "--json"}}) {
+    for (const Args& a :
+         {Args{"history", "list"}, Args{"history", "rm", "1", "--yes"}, Args{"history", "export", "1", "--json"}}) {
         auto args = a;
         args.insert(args.end(), {"--db", dir + "/typo/x.db"});
         tally(row, a[1] + " of a missing store", run_cli(args), {2});

@@ -146,8 +146,9 @@ void print_table(const std::vector<Row>& rows) {
                        "concurrent", "lost", "crashes", "wrong", "note");
     Row total{"total"};
     for (const auto& r : rows) {
+        auto note = r.skipped.empty() ? r.note : "skipped: " + r.skipped;
         auto line = fmt::format("{:<38} {:>6} {:>6} {:>10} {:>5} {:>7} {:>5}  {}", r.name, r.inputs, r.faults,
-                                r.concurrent, r.lost, r.crashes, r.wrong, r.skipped.empty() ? r.note : "skipped: " + r.skipped);
+                                r.concurrent, r.lost, r.crashes, r.wrong, note);
         out += line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
         total.inputs += r.inputs, total.faults += r.faults, total.concurrent += r.concurrent;
         total.lost += r.lost, total.crashes += r.crashes, total.wrong += r.wrong;
