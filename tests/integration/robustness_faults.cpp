@@ -95,7 +95,7 @@ Row signals_row(const std::string& dir) {
 
 Row full_disk_row(const std::string& dir) {
     Row row{"full disk (a tmpfs of its own)"};
-    if (geteuid() != 0 || std::system("unshare -m true 2>/dev/null") != 0) {
+    if (geteuid() != 0 || std::system("/usr/bin/unshare -m true 2>/dev/null") != 0) {
         row.skipped = "needs root to mount a tmpfs (unshare -m)";
         return row;
     }
