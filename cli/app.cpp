@@ -47,6 +47,7 @@ namespace eb::cli {
 namespace {
 
 std::atomic<bool> g_interrupted{false};
+std::atomic<bool> g_polling{false};  // the command checks g_interrupted and stops in order
 std::atomic<int> g_signals{0};
 std::atomic<bool> g_stdout_gone{false};
 
@@ -55,6 +56,9 @@ std::atomic<bool> g_stdout_gone{false};
 // process at once only when no instance is left to remove; otherwise it would
 // leave kvm tracepoints enabled on the host, so it only says why it waits.
 void on_stop_signal(int sig) {
+    // A command with nothing to finish (a read, a quick write) stops at
+    // once, with the exit status that says so.
+    if (!g_polling.load()) _exit(kInterrupted);
     if (g_signals.fetch_add(1) == 0) {
         g_interrupted.store(true);
         return;
@@ -304,14 +308,23 @@ std::optional<int> parse(Commands& c, int argc, char** argv) {
         c.app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         if (e.get_exit_code() == 0) return c.app.exit(e);
-        fmt::print(stderr, "exitbench: error: {}{} (see --help)\n", e.what(), typo_hint(c.app, argc, argv));
+        // Arguments are the user's, or a script's: shown through the same filter as file contents.
+        fmt::print(stderr, "exitbench: error: {}{} (see --help)\n", report::printable(e.what()),
+                   report::printable(typo_hint(c.app, argc, argv)));
         return kUsage;
     }
     if (auto extra = c.app.remaining(); !extra.empty()) {
-        fmt::print(stderr, "exitbench: error: unknown command or option '{}'{} (see --help)\n", extra.front(),
-                   typo_hint(c.app, argc, argv));
+        fmt::print(stderr, "exitbench: error: unknown command or option '{}'{} (see --help)\n",
+                   report::printable(extra.front()), report::printable(typo_hint(c.app, argc, argv)));
         return kUsage;
     }
+    // An empty --db (a script's unset variable) would otherwise mean the default store.
+    for (const CLI::App* a = &c.app; a; a = a->get_subcommands().empty() ? nullptr : a->get_subcommands().front())
+        if (const CLI::Option* db = a->get_option_no_throw("--db"); db && db->count() > 0 && db->as<std::string>().empty()) {
+            fmt::print(stderr, "exitbench: error: --db '': an empty path; name the history database, or leave --db out "
+                               "for the default one\n");
+            return kUsage;
+        }
     if (c.app.get_subcommands().empty()) {  // none was parsed
         std::vector<std::string> names;
         for (const CLI::App* sub : c.app.get_subcommands([](const CLI::App* s) { return !s->get_name().empty(); }))
@@ -348,6 +361,7 @@ void visit_commands(const std::function<void(const CLI::App&)>& f) {
 namespace {
 
 int dispatch(Commands& c) {
+    install_stop_handlers();
     if (*c.list) return cmd_list(c.device, c.list_all, c.list_kut);
     if (*c.env) return cmd_env(c.device);
     if (*c.history.history) return cmd_history(c.history, c.history_args);
@@ -355,10 +369,13 @@ int dispatch(Commands& c) {
         write_stdout(completion_script(c.shell));
         return kOk;
     }
-    if (*c.import.import) return cmd_import(c.import, c.import_args);
+    if (*c.import.import) {
+        g_polling.store(!*c.import.perf_kvm);  // kut and run stop between two saves
+        return cmd_import(c.import, c.import_args, g_interrupted);
+    }
     if (*c.report.merge) return cmd_report_merge(c.merge_args);
     if (*c.recipe && !*c.recipe_run) return cmd_recipe_list();
-    install_stop_handlers();
+    g_polling.store(true);
     if (*c.recipe_run) return cmd_recipe_run(c.device, c.recipe_name, c.recipe_args, g_interrupted);
     if (*c.profile.profile) return cmd_profile(c.profile, c.profile_args, g_interrupted);
     if (*c.compare) return cmd_compare(c.device, c.compare_args, g_interrupted);

@@ -204,8 +204,9 @@ void require_shared_test(const std::vector<std::vector<std::string>>& paths,
 }
 
 bool looks_like_file(const std::string& s) {
-    return s.find('/') != std::string::npos || s.ends_with(".json") || std::filesystem::exists(s) ||
-           is_history_ref(s);
+    std::error_code ec;  // a symlink loop or an unreadable directory is a file the loader then refuses
+    return s.find('/') != std::string::npos || s.ends_with(".json") || std::filesystem::exists(s, ec) ||
+           std::filesystem::is_symlink(s, ec) || is_history_ref(s);
 }
 
 // Saved-result mode: which files are on which side, or nullopt for live mode.
@@ -225,7 +226,8 @@ std::optional<std::vector<std::vector<std::string>>> saved_sides(const CompareAr
     }
     if (live || in.empty() || !std::all_of(in.begin(), in.end(), looks_like_file)) return std::nullopt;
     for (const auto& p : in)
-        if (!is_history_ref(p) && !std::filesystem::exists(p)) throw UsageError(fmt::format("cannot read {}: no such file", p));
+        if (std::error_code ec; !is_history_ref(p) && !std::filesystem::exists(p, ec) && !ec)
+            throw UsageError(fmt::format("cannot read {}: no such file", p));
     if (in.size() != 2)
         throw UsageError("with several files a side, name side B after --vs: compare A1.json A2.json --vs B1.json B2.json "
                          "(a label:NAME is one side however many runs it holds)");

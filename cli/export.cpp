@@ -1,4 +1,5 @@
 #include "cli/export.h"
+#include "report/sanitize.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -70,7 +71,7 @@ bool write_export(const std::string& format, const std::string& path, const std:
         sys::write_file(path, render());
         return true;
     } catch (const std::exception& e) {  // the other files, and stdout, still get the results
-        fmt::print(stderr, "exitbench: error: --export-{}: {}\n", format, e.what());
+        fmt::print(stderr, "exitbench: error: --export-{}: {}\n", format, report::printable(e.what()));
         return false;
     }
 }

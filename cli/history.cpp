@@ -1,6 +1,8 @@
 #include "cli/history.h"
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -8,6 +10,7 @@
 #include <fstream>
 #include <iostream>
 #include <regex>
+#include <sstream>
 #include <unistd.h>
 
 #include "cli/app.h"
@@ -17,6 +20,7 @@
 #include "report/json.h"
 #include "report/sanitize.h"
 #include "sys/file.h"
+#include "sys/io.h"
 #include "stats/summary.h"
 
 namespace eb::cli {
@@ -25,14 +29,23 @@ namespace {
 
 using history::Store;
 
-// Every store problem is bad input: one line, exit 2.
+// Every store problem is bad input: one line, exit 2. Another user's read
+// is immutable (history/path.cpp), and a writer's checkpoint overlapping it
+// reads as "malformed" for that instant: a read is tried again a few times
+// (375 ms in all) before that is taken for the store's state. Commands
+// print only after their queries, so a retry repeats no output.
 template <class F>
 auto with_store(const std::string& db, Store::Mode mode, F&& f) {
-    try {
-        Store st(db_path(db), mode);
-        return f(st);
-    } catch (const history::StoreError& e) {
-        throw UsageError(e.what());
+    for (int wait_ms = 25;; wait_ms *= 2) {
+        try {
+            Store st(db_path(db), mode);
+            return f(st);
+        } catch (const history::StoreError& e) {
+            bool again = mode == Store::Mode::ReadOnly && wait_ms <= 200 &&
+                         std::string_view(e.what()).find("malformed") != std::string_view::npos;
+            if (!again) throw UsageError(e.what());
+            std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
+        }
     }
 }
 
@@ -92,11 +105,13 @@ int list_runs(Store& st, const HistoryArgs& a) {
 int show_run(Store& st, int64_t id) {
     auto row = require_run(st, id);
     auto rep = parse_saved(*st.result_json(id), id);
+    size_t facts = st.env(id).size();  // every query before the first line printed
     say("run {}  {}  label {}", row.id, row.timestamp_utc, row.label.empty() ? "-" : row.label);
     if (!row.note.empty()) say("note       {}", row.note);
     if (const auto& im = rep.provenance.imported) {
-        say("imported   from {}: {} (sha256 {}); its host, boot and environment are unknown", im->source,
-                   im->file, im->sha256);
+        say("imported   from {}: {} (sha256 {}{}); its host, boot and environment are unknown", im->source,
+                   im->file, im->sha256, im->logs.empty() ? "" : " of the logs' sha256sum lines");
+        for (const auto& l : im->logs) say("  log      {} (sha256 {}): {}", l.file, l.sha256, fmt::join(l.tests, " "));
     } else {
         say("host       {} ({}, kernel {})", row.hostname, rep.host.cpu_model, row.kernel_release);
         say("boot id    {}", row.boot_id);
@@ -104,7 +119,7 @@ int show_run(Store& st, int64_t id) {
     say("exitbench  {}{}", row.tool_version,
                rep.provenance.git_describe.empty() ? "" : " (git " + rep.provenance.git_describe + ")");
     say("command    {}", fmt::join(rep.provenance.argv, " "));
-    say("environment: {} facts ('history export {} --json' has them all)", st.env(id).size(), id);
+    say("environment: {} facts ('history export {} --json' has them all)", facts, id);
     say("{:<24} {:<12} {:>9} {:>14}  {}", "test", "status", "sessions", "cycles/iter", "session medians");
     for (const auto& t : rep.results) {
         auto h = suite::headline(t);
@@ -264,8 +279,12 @@ suite::RunReport load_result(const std::string& path, const std::string& db) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))  // it opens, and its first read throws libstdc++'s text
         throw UsageError(fmt::format("{}: a directory, not a result file", path));
-    std::ifstream f(path);
-    if (!f) throw UsageError(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+    std::istringstream f;
+    try {  // a FIFO would be waited on for ever, a device read without end
+        f.str(sys::read_regular(path));
+    } catch (const std::runtime_error& e) {
+        throw UsageError(e.what());
+    }
     try {
         return report::from_json(report::parse_document(f, path));
     } catch (const std::exception& e) {

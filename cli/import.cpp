@@ -10,6 +10,7 @@
 #include "cli/app.h"
 #include "cli/errors.h"
 #include "cli/history.h"
+#include "cli/import_kut.h"
 #include "cli/run.h"
 #include "history/store.h"
 #include "profile/perf_text.h"
@@ -21,12 +22,6 @@
 
 
 namespace eb::cli {
-
-namespace {
-
-std::string read_input(const std::string& path) { return read_input_file(path, report::kKutMaxBytes, "vmexit.flat log"); }
-
-} // namespace
 
 std::string read_input_file(const std::string& path, size_t max_bytes, std::string_view what) {
     std::error_code ec;
@@ -46,33 +41,28 @@ std::string read_input_file(const std::string& path, size_t max_bytes, std::stri
 
 namespace {
 
-// Host, boot and environment belong to the machine that ran the other tool,
-// which the file does not name: they stay empty rather than borrow this host's.
-suite::RunReport imported_run(const std::string& path, const std::vector<std::string>& argv) {
-    std::string text = read_input(path);
-    report::KutOutput parsed;
-    try {
-        parsed = report::parse_kut(text);
-    } catch (const report::KutFormatError& e) {
-        throw UsageError(fmt::format("{}: {}", path, e.what()));
-    }
-    auto rep = report::kut_report(parsed, {path, report::sha256_hex(text)});
-    auto imported = rep.provenance.imported;
-    rep.provenance = capture_provenance(argv);
-    rep.provenance.hostname.clear();
-    rep.provenance.boot_id.clear();
-    rep.provenance.imported = imported;
-    rep.tool_version = version();
-    rep.host.cpu_model = "unknown (imported)";
-    return rep;
-}
-
 std::string summary(const suite::RunReport& r) {
     size_t skipped = 0, measured = 0, hung = 0;
     for (const auto& t : r.results)
         (t.status == suite::Status::Skipped ? skipped : t.status == suite::Status::Hung ? hung : measured) += 1;
     return fmt::format("{} test{} with a figure, {} skipped{}", measured, measured == 1 ? "" : "s", skipped,
                        hung ? fmt::format(", {} hung (no result before QEMU ended)", hung) : "");
+}
+
+// What was saved as which run; of several logs, each with its sha256.
+std::string saved_line(const KutImport& r, int64_t id) {
+    const auto& imp = r.run.provenance.imported;
+    std::string out = report::printable(fmt::format(
+        "imported {} as run {} ({}{})", r.name, id, summary(r.run),
+        !imp               ? ""
+        : imp->logs.empty() ? fmt::format("; {}, sha256 {}", imp->source, imp->sha256)
+                            : fmt::format("; {}, sha256 {} of the logs' sha256sum lines", imp->source, imp->sha256)));
+    out += "\n";
+    if (imp)
+        for (const auto& l : imp->logs)
+            out += report::printable(fmt::format("  {}  sha256 {}  {}", l.file, l.sha256, fmt::join(l.tests, " "))) +
+                   "\n";
+    return out;
 }
 
 // Where an import is saved: the same three options for each kind of file.
@@ -89,9 +79,16 @@ ImportCommands add_import_commands(CLI::App& app, ImportArgs& a) {
     c.import = app.add_subcommand("import", "save another tool's results to the history, marked as imported");
     c.import->require_subcommand(1);
     c.import->fallthrough();
-    c.kut = c.import->add_subcommand("kut", "kvm-unit-tests vmexit.flat output: its 'name cycles' lines, a "
-                                           "run_tests.sh log (logs/*.log) or a serial console log; one run per file");
-    c.kut->add_option("files", a.files, "vmexit.flat output files")->required();
+    c.kut = c.import->add_subcommand(
+        "kut", "kvm-unit-tests vmexit.flat output: its 'name cycles' lines, a run_tests.sh log (logs/*.log) or a "
+               "serial console log. The run_tests.sh logs of one directory are one run, as one run_tests.sh "
+               "invocation wrote them (each log's sha256 kept; a test in two of them is refused); a directory "
+               "stands for its vmexit.flat logs; other tests' run_tests.sh logs are skipped; any other file is a "
+               "run of its own");
+    c.kut->add_option("files", a.files, "vmexit.flat output files, or a run_tests.sh logs/ directory")->required();
+    auto* one = c.kut->add_flag("--one-run", a.one_run, "every file given makes one run (a test in two of them "
+                                                        "is refused)");
+    c.kut->add_flag("--per-file", a.per_file, "every file a run of its own, run_tests.sh logs too")->excludes(one);
     add_store_options(*c.kut, a, "imported run");
     c.run = c.import->add_subcommand("run", "exitbench result files (what run --json writes, or what a failed "
                                             "save kept): saved to the history as they are; one run per file");
@@ -140,25 +137,40 @@ int cmd_import_perf(const ImportArgs& a) {
 
 } // namespace
 
-int cmd_import(const ImportCommands& c, const ImportArgs& a) {
+int cmd_import(const ImportCommands& c, const ImportArgs& a, const std::atomic<bool>& stop) {
     if (*c.perf_kvm) return cmd_import_perf(a);
     // Every file is read and checked before any is saved: a bad one saves nothing.
     std::string path = db_path(a.db);
     require_saveable(path);
-    std::vector<suite::RunReport> runs;
-    for (const auto& f : a.files) runs.push_back(*c.run ? load_result(f, "") : imported_run(f, a.argv));
+    std::vector<KutImport> runs;
     std::string out;
+    if (*c.run) {
+        for (const auto& f : a.files) runs.push_back({load_result(f, ""), f});
+    } else {
+        auto g = a.one_run ? KutGrouping::OneRun : a.per_file ? KutGrouping::PerFile : KutGrouping::Auto;
+        std::string notes;  // one line each
+        runs = kut_imports(a.files, g, a.argv, notes);
+        for (size_t at = 0, nl; (nl = notes.find('\n', at)) != std::string::npos; at = nl + 1)
+            out += report::printable(notes.substr(at, nl - at)) + "\n";
+    }
+    write_stdout(out);
+    out.clear();
+    // Each run is said as soon as it is saved: a stop or a kill leaves no run saved unsaid.
+    size_t saved = 0;
     try {
-        for (size_t i = 0; i < runs.size(); ++i) {
-            auto id = history::save_run(path, runs[i], a.label, a.note);
-            const auto& imp = runs[i].provenance.imported;
-            out += report::printable(fmt::format("imported {} as run {} ({}{})", a.files[i], id, summary(runs[i]),
-                                                 imp ? fmt::format("; {}, sha256 {}", imp->source, imp->sha256) : ""))
-                   + "\n";
-        }
+        for (; saved < runs.size() && !stop.load(); ++saved)
+            write_stdout(saved_line(runs[saved], history::save_run(path, runs[saved].run, a.label, a.note)));
     } catch (const history::StoreError& e) {
-        write_stdout(out);
         throw UsageError(e.what());
+    }
+    if (saved < runs.size()) {
+        std::vector<std::string> rest;
+        for (size_t i = saved; i < runs.size() && rest.size() < 3; ++i) rest.push_back(runs[i].name);
+        size_t more = runs.size() - saved - rest.size();
+        fmt::print(stderr, "exitbench: interrupted: {} of {} runs saved (listed above); not saved: {}{}\n", saved,
+                   runs.size(), report::printable(fmt::format("{}", fmt::join(rest, ", "))),
+                   more ? fmt::format(" and {} more", more) : "");
+        return kInterrupted;
     }
     out += report::printable(fmt::format("saved in {}; compare them with: exitbench compare run:ID run:ID (or "
                                          "label:NAME)", path)) + "\n";

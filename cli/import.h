@@ -4,6 +4,7 @@
 // exitbench's own.
 #pragma once
 #include <CLI/CLI.hpp>
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@ struct ImportArgs {
     std::string db, label, note;
     std::string json;  // perf-kvm: write the parsed tables here
     std::vector<std::string> files;
+    bool one_run = false, per_file = false;  // kut: how files make runs (see import_kut.h)
     std::vector<std::string> argv;  // the whole command line, for the runs' provenance
 };
 
@@ -22,7 +24,9 @@ struct ImportCommands {
     CLI::App *import, *kut, *run, *perf_kvm;
 };
 ImportCommands add_import_commands(CLI::App& app, ImportArgs& a);
-int cmd_import(const ImportCommands& c, const ImportArgs& a);
+// kut and run: a stop request (SIGINT, SIGTERM, SIGHUP) ends the import
+// between two saves: exit 130, the runs saved listed, the rest named.
+int cmd_import(const ImportCommands& c, const ImportArgs& a, const std::atomic<bool>& stop);
 
 // The whole of an input file, refusing a missing, irregular or bigger than
 // max_bytes one (`what` names what it should be) with a one-line UsageError.

@@ -2,7 +2,9 @@
 
 #include <cerrno>
 #include <fmt/format.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -21,6 +23,7 @@
 #include "profile/perf_text.h"
 #include "profile/record.h"
 #include "report/profile_text.h"
+#include "sys/fd.h"
 #include "vmm/host.h"
 
 namespace eb::cli {
@@ -98,11 +101,14 @@ profile::Options options(const ProfileArgs& a) {
 }
 
 // A trace holds NUL bytes from its magic on; a perf kvm stat report text none.
+// A FIFO or device is refused here, before a read could wait on it for ever.
 bool is_text(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
+    sys::Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+    if (!fd.valid()) return false;  // the trace reader says why
+    struct stat st {};
+    if (::fstat(fd.get(), &st) == 0 && !S_ISREG(st.st_mode)) throw UsageError(path + ": not a regular file");
     char buf[4096];
-    f.read(buf, sizeof buf);
-    auto n = f.gcount();
+    ssize_t n = ::read(fd.get(), buf, sizeof buf);
     return n > 0 && std::find(buf, buf + n, '\0') == buf + n;
 }
 

@@ -1,6 +1,8 @@
 #include "cli/profile_import.h"
 
 #include <cerrno>
+#include <cstdio>
+#include <memory>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
@@ -58,9 +60,14 @@ std::string perf_script(const std::string& file) {
     } catch (const std::system_error& e) {
         throw HostError(e.what());
     }
+    // perf's own complaint goes into the one-line error, not to our stderr as more lines.
+    std::FILE* err = std::tmpfile();
+    if (!err) throw HostError(fmt::format("cannot make a temporary file for perf's errors: {}", std::strerror(errno)));
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> err_file(err, std::fclose);
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, pipe.write.get(), 1);
+    posix_spawn_file_actions_adddup2(&fa, fileno(err), 2);
     pid_t pid = 0;
     int rc = posix_spawnp(&pid, "perf", &fa, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&fa);
@@ -83,9 +90,15 @@ std::string perf_script(const std::string& file) {
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     // The size first: cut off, perf dies of SIGPIPE, which is not the reason.
     if (too_big) throw UsageError(fmt::format("{}: perf script printed over {} GiB", file, kMaxScriptBytes >> 30));
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        throw UsageError(fmt::format("{}: perf script failed (exit {}): not a perf.data it can read", file,
-                                     WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status)));
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        char said[200] = {};
+        std::rewind(err);
+        if (!std::fgets(said, sizeof said, err)) said[0] = '\0';
+        std::string why(said, strcspn(said, "\n"));
+        throw UsageError(fmt::format("{}: perf script failed (exit {}{}): not a perf.data it can read", file,
+                                     WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+                                     why.empty() ? "" : ": " + why));
+    }
     return out;
 }
 

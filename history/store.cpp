@@ -162,7 +162,8 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
     int flags = SQLITE_OPEN_URI | (reads                  ? SQLITE_OPEN_READONLY
                                    : mode == Mode::Modify ? SQLITE_OPEN_READWRITE
                                                           : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-    std::string uri = file_uri(path) + (reads && reads_as_immutable(path) ? "?immutable=1" : "");
+    // Check precedes a save, which takes the locks anyway: never immutable.
+    std::string uri = file_uri(path) + (mode == Mode::ReadOnly && reads_as_immutable(path) ? "?immutable=1" : "");
     if (sqlite3_open_v2(uri.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
         std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
         sqlite3_close(db_);

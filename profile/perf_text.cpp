@@ -83,6 +83,7 @@ struct ParsedRow {
     std::string name;
     uint64_t samples = 0;
     double min_us = 0, max_us = 0, avg_us = 0, rel_pct = 0;
+    double samples_pct = 0;  // perf's Samples% column, rounded to 0.01%
 };
 
 // "NAME  N  S%  T%  MINus  MAXus  AVGus ( +- E% )", perf's print_result.
@@ -102,7 +103,7 @@ ParsedRow parse_row(std::string_view line, size_t lineno) {
         throw PerfTextError(fmt::format("line {}: a key name perf does not print (over 64 bytes or not "
                                         "printable ASCII)", lineno));
     r.samples = count(f[0], lineno);
-    number(f[1], "%", lineno, 100);
+    r.samples_pct = number(f[1], "%", lineno, 100);
     number(f[2], "%", lineno, 100);
     r.min_us = number(f[3], "us", lineno, kPerfTextMaxUs);
     r.max_us = number(f[4], "us", lineno, kPerfTextMaxUs);
@@ -190,6 +191,7 @@ Report read_table(Mode m, Lines& in, std::string_view source) {
     rep.imported = fmt::format("perf kvm stat report text ({}): count, min, max, mean and +-% only", source);
     size_t title = in.lineno;
     std::optional<uint64_t> footer;
+    double pct_sum = 0;
     for (size_t peek = in.at; auto l = in.next(); peek = in.at) {
         auto s = trim(*l);
         if (s.empty()) continue;
@@ -203,7 +205,9 @@ Report read_table(Mode m, Lines& in, std::string_view source) {
             --in.lineno;
             break;
         }
-        rep.rows.push_back(to_row(m, parse_row(*l, in.lineno), in.lineno));
+        auto row = parse_row(*l, in.lineno);
+        pct_sum += row.samples_pct;
+        rep.rows.push_back(to_row(m, row, in.lineno));
         if (rep.rows.size() > 100000) throw PerfTextError(fmt::format("line {}: over 100000 rows", in.lineno));
     }
     // perf prints an empty table with "Total Samples:0" when nothing of its kind happened.
@@ -220,6 +224,12 @@ Report read_table(Mode m, Lines& in, std::string_view source) {
             __builtin_add_overflow(rep.total_time_ns, r.total_ns, &rep.total_time_ns))
             throw PerfTextError(fmt::format("line {}: the {} table's rows add up past 2^64", title, mode_name(m)));
     }
+    // Without the footer, perf's Samples% column tells a cut table (rows
+    // missing) from a whole one; each is rounded to 0.01%.
+    if (!footer && !rep.rows.empty() && std::abs(pct_sum - 100) > 0.01 + 0.005 * double(rep.rows.size()))
+        throw PerfTextError(fmt::format("line {}: the {} table ends without perf's 'Total Samples' line and its rows' "
+                                        "Samples% add up to {:.2f}%, not 100%: rows are missing (a cut paste?)",
+                                        in.lineno, mode_name(m), pct_sum));
     if (footer && *footer != rep.total_samples)
         throw PerfTextError(fmt::format("line {}: the footer says {} samples, the {} rows add up to {}", in.lineno,
                                         *footer, rep.rows.size(), rep.total_samples));

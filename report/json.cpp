@@ -25,8 +25,12 @@ json host_json(const vmm::HostFacts& h) {
 
 json provenance_json(const suite::Provenance& p) {
     json imported = nullptr;
-    if (p.imported)
+    if (p.imported) {
         imported = {{"source", p.imported->source}, {"file", p.imported->file}, {"sha256", p.imported->sha256}};
+        // Only a run made of several files has "logs": one file's run reads as before.
+        for (const auto& l : p.imported->logs)
+            imported["logs"].push_back({{"file", l.file}, {"sha256", l.sha256}, {"tests", l.tests}});
+    }
     return {{"timestamp_utc", p.timestamp_utc}, {"hostname", p.hostname}, {"argv", p.argv},
             {"git_describe", p.git_describe},   {"boot_id", p.boot_id},   {"imported", imported}};
 }
@@ -227,10 +231,17 @@ suite::Provenance provenance_from(const json& p, int version) {
                           field<std::string>(p, "boot_id", "provenance")};
     if (version < 4) return out;
     const json& im = member(p, "imported", "provenance");
-    if (!im.is_null())
-        out.imported = suite::ImportSource{field<std::string>(im, "source", "imported"),
-                                           field<std::string>(im, "file", "imported"),
-                                           field<std::string>(im, "sha256", "imported")};
+    if (im.is_null()) return out;
+    out.imported = suite::ImportSource{field<std::string>(im, "source", "imported"),
+                                       field<std::string>(im, "file", "imported"),
+                                       field<std::string>(im, "sha256", "imported")};
+    if (!im.is_object() || !im.contains("logs")) return out;  // one file, or written before "logs"
+    const json& logs = im.at("logs");
+    if (!logs.is_array()) wrong_type("logs", "imported");
+    for (const json& l : logs)
+        out.imported->logs.push_back({field<std::string>(l, "file", "an imported log"),
+                                      field<std::string>(l, "sha256", "an imported log"),
+                                      field<std::vector<std::string>>(l, "tests", "an imported log")});
     return out;
 }
 

@@ -13,6 +13,8 @@ namespace eb::report {
 // 4: "provenance.imported": the tool and file an imported run came from, or null.
 //    "host_profile" counts the harness's exits apart (harness_exits, harness_mean_ns);
 //    "userspace_split": the VMM's handling time of userspace exits.
+//    Added later, optional, so version 4 still: "provenance.imported.logs", each log's
+//    file, sha256 and tests when several files were imported as one run (absent otherwise).
 inline constexpr int kSchemaVersion = 4;
 // Deeper documents are refused: no valid result nests past a handful of levels.
 inline constexpr int kMaxDepth = 64;

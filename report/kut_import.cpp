@@ -5,6 +5,7 @@
 #include <charconv>
 #include <fmt/format.h>
 
+#include "report/sha256.h"
 #include "suite/registry.h"
 
 namespace eb::report {
@@ -116,39 +117,115 @@ KutOutput parse_kut(std::string_view text) {
     return out;
 }
 
-suite::RunReport kut_report(const KutOutput& k, const KutSource& src) {
+namespace {
+
+suite::RunReport empty_report(const KutSource& src) {
     suite::RunReport r;
     r.provenance.imported = suite::ImportSource{"kvm-unit-tests", src.file, src.sha256};
     r.settings.sessions = 1;
     r.settings.repeats = 1;
     r.settings.baseline = false;
+    return r;
+}
+
+suite::TestResult& result_for(suite::RunReport& r, const std::string& name) {
+    auto it = std::find_if(r.results.begin(), r.results.end(), [&](const auto& t) { return t.name == name; });
+    if (it != r.results.end()) return *it;
+    auto& t = r.results.emplace_back(suite::TestResult{.name = name});
+    t.exits.kind = "unknown";
+    t.exits.source = "kvm-unit-tests";
+    t.exits.note = "imported from kvm-unit-tests: its exits are not verified";
+    return t;
+}
+
+// One file's lines into the run; `file` is named in the reasons when the
+// run holds several files.
+void add_lines(suite::RunReport& r, const KutOutput& k, const std::string& file) {
     for (const auto& line : k.tests) {
-        auto it = std::find_if(r.results.begin(), r.results.end(), [&](const auto& t) { return t.name == line.name; });
-        if (it == r.results.end()) {
-            r.results.push_back({.name = line.name});
-            it = r.results.end() - 1;
-            it->exits.kind = "unknown";
-            it->exits.source = "kvm-unit-tests";
-            it->exits.note = "imported from kvm-unit-tests: its exits are not verified";
-        }
+        auto& t = result_for(r, line.name);
         if (!line.unfinished.empty()) {
-            if (it->sessions.empty()) {
-                it->status = suite::Status::Hung;
-                it->detail = line.unfinished;
+            if (t.sessions.empty()) {
+                t.status = suite::Status::Hung;
+                t.detail = file.empty() ? line.unfinished : file + ": " + line.unfinished;
             }
             continue;
         }
         if (!line.cycles) {
-            if (it->sessions.empty()) {
-                it->status = suite::Status::Skipped;
-                it->detail = fmt::format("vmexit.flat printed '{} (skipped)' (line {})", line.name, line.line);
+            if (t.sessions.empty()) {
+                t.status = suite::Status::Skipped;
+                t.detail = fmt::format("vmexit.flat printed '{} (skipped)' ({}line {})", line.name,
+                                       file.empty() ? "" : file + " ", line.line);
             }
             continue;
         }
-        it->status = suite::Status::Unverified;
-        it->detail.clear();
-        if (it->sessions.empty()) it->sessions.push_back({});
-        it->sessions[0].samples.push_back(double(*line.cycles));
+        t.status = suite::Status::Unverified;
+        t.detail.clear();
+        if (t.sessions.empty()) t.sessions.push_back({});
+        t.sessions[0].samples.push_back(double(*line.cycles));
+    }
+}
+
+std::vector<std::string> names_in(const KutOutput& k) {
+    std::vector<std::string> out;
+    for (const auto& l : k.tests)
+        if (std::find(out.begin(), out.end(), l.name) == out.end()) out.push_back(l.name);
+    return out;
+}
+
+std::string base_name(const std::string& path) {
+    auto slash = path.find_last_of('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+} // namespace
+
+bool is_run_tests_log(std::string_view text) {
+    return !appended_tests(text.substr(0, text.find('\n'))).empty();
+}
+
+std::string other_kut_kernel(std::string_view text) {
+    auto first = text.substr(0, text.find('\n'));
+    auto at = first.find(" -kernel ");
+    if (first.find("qemu-system") == std::string_view::npos || at == std::string_view::npos) return "";
+    auto kernel = first.substr(at + 9);
+    kernel = kernel.substr(0, kernel.find(' '));
+    if (!kernel.ends_with(".flat") || kernel.ends_with("vmexit.flat")) return "";
+    return std::string(kernel.substr(0, 100));
+}
+
+suite::RunReport kut_report(const KutOutput& k, const KutSource& src) {
+    auto r = empty_report(src);
+    add_lines(r, k, "");
+    return r;
+}
+
+std::string kut_logs_sha256(const std::vector<KutSource>& logs) {
+    std::vector<std::pair<std::string, std::string>> lines;
+    for (const auto& l : logs) lines.emplace_back(base_name(l.file), l.sha256);
+    std::sort(lines.begin(), lines.end());
+    std::string manifest;
+    for (const auto& [name, sha] : lines) manifest += sha + "  " + name + "\n";
+    return sha256_hex(manifest);
+}
+
+suite::RunReport kut_run_report(const std::vector<KutLog>& logs, const std::string& where) {
+    std::vector<KutSource> sources;
+    std::vector<std::pair<std::string, std::string>> seen;  // test, the file holding it
+    for (const auto& log : logs) {
+        sources.push_back(log.src);
+        for (const auto& name : names_in(log.parsed)) {
+            auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == name; });
+            if (it != seen.end())
+                throw KutFormatError(fmt::format("{} and {} both hold test {}: one run_tests.sh invocation runs a "
+                                                 "test once (--per-file imports each file as a run of its own)",
+                                                 it->second, log.src.file, name));
+            seen.emplace_back(name, log.src.file);
+        }
+    }
+    auto r = empty_report({where, kut_logs_sha256(sources)});
+    for (const auto& log : logs) {
+        add_lines(r, log.parsed, log.src.file);
+        r.provenance.imported->logs.push_back({log.src.file, log.src.sha256, names_in(log.parsed)});
     }
     return r;
 }

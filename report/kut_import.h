@@ -56,4 +56,28 @@ struct KutSource {
 // to the caller.
 suite::RunReport kut_report(const KutOutput& k, const KutSource& src);
 
+// Whether the text is a run_tests.sh log of vmexit.flat: its first line is
+// QEMU's command line running x86/vmexit.flat with tests named by -append.
+bool is_run_tests_log(std::string_view text);
+// The kernel of a run_tests.sh log of another kvm-unit-tests test (e.g.
+// "x86/emulator.flat"): its first line runs QEMU on a .flat that is not
+// vmexit.flat. "" for anything else.
+std::string other_kut_kernel(std::string_view text);
+
+struct KutLog {
+    KutSource src;
+    KutOutput parsed;
+};
+
+// The SHA-256 of the logs' sha256sum lines ("SHA256  BASENAME\n"), sorted by
+// base name: what `LC_ALL=C sha256sum NAME... | sha256sum` prints in their
+// directory. One digest that names the set of logs.
+std::string kut_logs_sha256(const std::vector<KutSource>& logs);
+
+// The logs of one run_tests.sh invocation as one run: their tests together,
+// `where` (their directory) and kut_logs_sha256 as the run's source, and each
+// log's file, sha256 and tests kept in ImportSource::logs. A test held by
+// two logs is a KutFormatError naming both files.
+suite::RunReport kut_run_report(const std::vector<KutLog>& logs, const std::string& where);
+
 } // namespace eb::report

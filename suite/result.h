@@ -131,11 +131,20 @@ struct TestResult {
     double wall_seconds = 0;
 };
 
+// One of several files imported as one run (the logs of one kvm-unit-tests
+// run_tests.sh invocation).
+struct ImportedLog {
+    std::string file;                // as named when imported
+    std::string sha256;              // of its bytes
+    std::vector<std::string> tests;  // the tests it holds, in file order
+};
+
 // A result read from another tool's output (exitbench import), not measured here.
 struct ImportSource {
     std::string source;  // the tool, e.g. "kvm-unit-tests"
-    std::string file;    // as named when imported
-    std::string sha256;  // of the file's bytes
+    std::string file;    // as named when imported; of several logs, their directory
+    std::string sha256;  // of the file's bytes; of several logs, of their sha256sum lines
+    std::vector<ImportedLog> logs = {};  // several files made this run: each of them; else empty
 };
 
 // Where and when a run happened, so saved results can be told apart later.

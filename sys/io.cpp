@@ -1,10 +1,39 @@
 #include "sys/io.h"
 
 #include <cerrno>
+#include <cstring>
 #include <fcntl.h>
+#include <stdexcept>
+#include <sys/stat.h>
 #include <system_error>
+#include <unistd.h>
 
 namespace eb::sys {
+
+Fd open_regular(const std::string& path) {
+    Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+    if (!fd.valid())
+        throw std::runtime_error(errno == ENOENT ? "cannot read " + path + ": no such file"
+                                                 : "cannot read " + path + ": " + std::strerror(errno));
+    struct stat st {};
+    if (::fstat(fd.get(), &st) < 0) throw std::runtime_error("cannot read " + path + ": " + std::strerror(errno));
+    if (!S_ISREG(st.st_mode)) throw std::runtime_error(path + ": not a regular file");
+    ::fcntl(fd.get(), F_SETFL, O_RDONLY);  // blocking reads again: a regular file never waits anyway
+    return fd;
+}
+
+std::string read_regular(const std::string& path) {
+    Fd fd = open_regular(path);
+    std::string out;
+    char buf[65536];
+    for (;;) {
+        ssize_t n = ::read(fd.get(), buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) throw std::runtime_error("cannot read " + path + ": " + std::strerror(errno));
+        if (n == 0) return out;
+        out.append(buf, static_cast<size_t>(n));
+    }
+}
 
 int write_all(int fd, const void* data, size_t n) {
     auto* p = static_cast<const char*>(data);

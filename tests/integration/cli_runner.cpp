@@ -81,6 +81,7 @@ CliResult run_cli(const std::vector<std::string>& args, const CliOptions& opt) {
     int st = 0;
     waitpid(pid, &st, 0);
     r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    r.term_signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
     return r;
 }
 
@@ -88,6 +89,14 @@ bool have_kvm() { return access("/dev/kvm", F_OK) == 0; }
 
 bool have_tool(const char* tool) {
     return std::system((std::string("command -v ") + tool + " >/dev/null 2>&1").c_str()) == 0;
+}
+
+bool catches(int pid, int sig) {
+    std::ifstream f("/proc/" + std::to_string(pid) + "/status");
+    std::string line;
+    while (std::getline(f, line))
+        if (line.rfind("SigCgt:", 0) == 0) return (std::stoull(line.substr(7), nullptr, 16) >> (sig - 1)) & 1;
+    return false;
 }
 
 std::string temp_path(const std::string& name) {

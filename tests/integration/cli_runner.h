@@ -11,6 +11,7 @@ struct CliResult {
     int rc = -1;           // exit status, or 128+signal
     std::string out, err;
     int pid = 0;           // of the exitbench process, gone by now
+    int term_signal = 0;   // the signal that ended it, if one did (then rc is 128 + it)
 };
 
 struct CliOptions {
@@ -30,6 +31,9 @@ CliResult run_cli(const std::vector<std::string>& args, const CliOptions& opt = 
 bool have_kvm();
 // A program on PATH (command -v).
 bool have_tool(const char* tool);
+// Whether process `pid` catches `sig` (its SigCgt in /proc): exitbench has
+// started and installed its handlers, so a signal now reaches the command.
+bool catches(int pid, int sig);
 // A file in a scratch directory of this test process, removed when it exits;
 // eb::test::TempDirTest gives each test a directory of its own instead.
 std::string temp_path(const std::string& name);

@@ -8,8 +8,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <sys/resource.h>
+#include <thread>
+#include <unistd.h>
 
 #include "cli/history.h"
+#include "history/path.h"
 #include "history/store.h"
 #include "report/json.h"
 #include "sample_report.h"
@@ -168,4 +171,45 @@ TEST_F(HistorySave, ErrorsAfterOpeningNameTheStore) {
     } catch (const StoreError& e) {
         EXPECT_NE(std::string(e.what()).find("history database " + db + ": "), std::string::npos) << e.what();
     }
+}
+
+// The robustness table's load row: with 8 writers, a save's check read the
+// store immutable (no -wal at that instant) while another writer's
+// checkpoint rewrote it, and failed "database disk image is malformed". A
+// check before a save takes SQLite's locks, as the save will: its -shm
+// exists while it is open (an immutable read makes none).
+TEST_F(HistorySave, TheCheckBeforeASaveTakesTheLocks) {
+    auto path = temp_path("h.db");
+    history::save_run(path, small_run(), "", "");
+    ASSERT_FALSE(fs::exists(path + "-shm"));  // closed: checkpointed and removed
+    ASSERT_TRUE(history::reads_as_immutable(path));
+    {
+        Store st(path, Store::Mode::Check);
+        EXPECT_TRUE(fs::exists(path + "-shm"));
+    }
+    history::save_run(path, small_run(), "", "");  // as import and run do next; it closes last and tidies
+    EXPECT_FALSE(fs::exists(path + "-shm"));
+    Store st(path, Store::Mode::ReadOnly);  // a reader still creates nothing
+    EXPECT_EQ(st.list({}).size(), 2u);
+    EXPECT_FALSE(fs::exists(path + "-shm"));
+}
+
+TEST_F(HistorySave, ChecksAndSavesOfManyWritersAllSucceed) {
+    auto path = temp_path("h.db");
+    constexpr int kWriters = 8, kRuns = 12;
+    std::atomic<int> failures{0};
+    std::vector<std::thread> ts;
+    for (int w = 0; w < kWriters; ++w)
+        ts.emplace_back([&] {
+            for (int i = 0; i < kRuns; ++i) try {  // as `import` does: check, then save, each its own connection
+                    history::check_save_target(path);
+                    history::save_run(path, small_run(), "", "");
+                } catch (const std::exception& e) {
+                    ++failures;
+                    ADD_FAILURE() << e.what();
+                }
+        });
+    for (auto& t : ts) t.join();
+    EXPECT_EQ(failures.load(), 0);
+    EXPECT_EQ(Store(path, Store::Mode::ReadOnly).list({}).size(), size_t(kWriters * kRuns));
 }

@@ -170,3 +170,92 @@ TEST(KutImport, ReadsRealRunTestsLogs) {
     EXPECT_EQ(pm.tests[0].name, "inl_from_pmtimer");
     EXPECT_EQ(pm.tests[0].line, 11u);
 }
+
+namespace {
+
+// run_tests.sh's log of a test its timeout killed (vmcall, on a host where it livelocks).
+const std::string kTimedOut =
+    "timeout -k 1s --foreground 60s /usr/bin/qemu-system-x86_64 --no-reboot -nodefaults -device pc-testdev "
+    "-machine accel=kvm -kernel x86/vmexit.flat -smp 1 -append vmcall # -initrd /tmp/tmp.x\n"
+    "enabling apic\nqemu-system-x86_64: terminating on signal 15 from pid 4242 (timeout)\n";
+
+report::KutLog log_of(const std::string& file, const std::string& text) {
+    return {{file, report::sha256_hex(text)}, parse_kut(text)};
+}
+
+} // namespace
+
+// Issue 24: the logs of one run_tests.sh invocation are one run, so compare
+// lines its tests up with another run's; each log's sha256 is kept.
+TEST(KutImport, LogsOfOneInvocationAreOneRunWithEachLogsSha256) {
+    std::vector<report::KutLog> logs;
+    for (const char* f : {"vmexit_cpuid.log", "vmexit_inl_pmtimer.log", "vmexit_ipi.log"})
+        logs.push_back(log_of(std::string("logs/") + f, fixture(f)));
+    logs.push_back(log_of("logs/vmexit_vmcall.log", kTimedOut));
+    auto r = report::kut_run_report(logs, "logs");
+    std::vector<std::string> names;
+    for (const auto& t : r.results) names.push_back(t.name);
+    EXPECT_EQ(names, (std::vector<std::string>{"cpuid", "inl_from_pmtimer", "ipi", "vmcall"}));
+    EXPECT_EQ(r.results[0].sessions[0].samples, std::vector<double>{38002});
+    EXPECT_EQ(r.results[3].status, suite::Status::Hung);
+    EXPECT_EQ(r.results[3].detail.rfind("logs/vmexit_vmcall.log: no result in the run_tests.sh log", 0), 0u)
+        << r.results[3].detail;
+    ASSERT_TRUE(r.provenance.imported);
+    const auto& im = *r.provenance.imported;
+    EXPECT_EQ(im.file, "logs");
+    ASSERT_EQ(im.logs.size(), 4u);
+    EXPECT_EQ(im.logs[1].file, "logs/vmexit_inl_pmtimer.log");
+    EXPECT_EQ(im.logs[1].sha256, report::sha256_hex(fixture("vmexit_inl_pmtimer.log")));
+    EXPECT_EQ(im.logs[3].tests, std::vector<std::string>{"vmcall"});
+    // The run's digest is that of the logs' sha256sum lines, by base name.
+    std::string manifest;
+    for (const auto& l : {im.logs[0], im.logs[1], im.logs[2], im.logs[3]})
+        manifest += l.sha256 + "  " + l.file.substr(5) + "\n";
+    EXPECT_EQ(im.sha256, report::sha256_hex(manifest));
+    // The result JSON carries every log, and reads back.
+    auto j = report::to_json(r);
+    ASSERT_EQ(j["provenance"]["imported"]["logs"].size(), 4u);
+    EXPECT_EQ(j["provenance"]["imported"]["logs"][2]["sha256"], report::sha256_hex(fixture("vmexit_ipi.log")));
+    auto back = report::from_json(j);
+    ASSERT_EQ(back.provenance.imported->logs.size(), 4u);
+    EXPECT_EQ(back.provenance.imported->logs[3].sha256, report::sha256_hex(kTimedOut));
+    EXPECT_EQ(back.results[3].status, suite::Status::Hung);
+}
+
+TEST(KutImport, ATestInTwoLogsOfOneRunIsRefusedNamingBoth) {
+    auto cpuid = fixture("vmexit_cpuid.log");
+    try {
+        report::kut_run_report({log_of("logs/a.log", cpuid), log_of("logs/b.log", kTimedOut),
+                                log_of("logs/c.log", "cpuid 5\n")}, "logs");
+        FAIL() << "a test held by two logs was accepted";
+    } catch (const KutFormatError& e) {
+        std::string why = e.what();
+        EXPECT_EQ(why.rfind("logs/a.log and logs/c.log both hold test cpuid", 0), 0u) << why;
+        EXPECT_EQ(why.find('\n'), std::string::npos);
+    }
+}
+
+// One file's run has no "logs": its JSON is as before, and files written
+// before "logs" existed read as they did; a malformed "logs" is refused.
+TEST(KutImport, OneFilesRunHasNoLogsAndOldFilesStillRead) {
+    auto r = report::kut_report(parse_kut("cpuid 1519\n"), {"serial.log", report::sha256_hex("x")});
+    auto j = report::to_json(r);
+    EXPECT_FALSE(j["provenance"]["imported"].contains("logs"));
+    EXPECT_TRUE(report::from_json(j).provenance.imported->logs.empty());
+    j["provenance"]["imported"]["logs"] = "logs/a.log";
+    EXPECT_THROW(report::from_json(j), std::runtime_error);
+    j["provenance"]["imported"]["logs"] = nlohmann::json::array({{{"file", "a.log"}, {"sha256", "00"}}});
+    EXPECT_THROW(report::from_json(j), std::runtime_error);  // no "tests"
+}
+
+TEST(KutImport, TellsRunTestsLogsOfVmexitFromOtherTestsLogs) {
+    EXPECT_TRUE(report::is_run_tests_log(fixture("vmexit_cpuid.log")));
+    EXPECT_TRUE(report::is_run_tests_log(kTimedOut));
+    EXPECT_FALSE(report::is_run_tests_log(fixture("vmexit-serial.log")));
+    EXPECT_FALSE(report::is_run_tests_log("cpuid 5\n"));
+    EXPECT_EQ(report::other_kut_kernel(fixture("vmexit_cpuid.log")), "");
+    EXPECT_EQ(report::other_kut_kernel("timeout 90s /usr/bin/qemu-system-x86_64 -nodefaults -kernel "
+                                       "x86/emulator.flat -smp 1 # -initrd /tmp/x\nPASS\n"),
+              "x86/emulator.flat");
+    EXPECT_EQ(report::other_kut_kernel("cpuid 5\n"), "");
+}

@@ -1,0 +1,154 @@
+// The robustness table's fault rows: stop signals and SIGKILL at each phase
+// that needs no KVM, a full disk on a tmpfs of the test's own, and the KVM
+// phases (skipped, saying so, without /dev/kvm).
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <unistd.h>
+
+#include "robustness.h"
+#include "tests/paths.h"
+
+namespace fs = std::filesystem;
+using Args = std::vector<std::string>;
+
+namespace eb::robust {
+
+namespace {
+
+std::set<int> ids_in(const std::string& text, const std::regex& re) {
+    std::set<int> ids;
+    for (std::sregex_iterator it(text.begin(), text.end(), re), end; it != end; ++it) ids.insert(std::stoi((*it)[1]));
+    return ids;
+}
+
+// Runs said saved ("as run N") that the store does not hold; -1 if it does not read.
+int lost_runs(const std::string& said, const std::string& db) {
+    auto list = run_cli({"history", "list", "--db", db});
+    if (list.rc != 0) return fs::exists(db) ? -1 : int(ids_in(said, std::regex(" as run (\\d+) ")).size());
+    auto held = ids_in(list.out, std::regex("\\n +(\\d+)  "));
+    int lost = 0;
+    for (int id : ids_in(said, std::regex(" as run (\\d+) "))) lost += !held.count(id);
+    return lost;
+}
+
+// A signal once exitbench has installed its handlers (and, if given, once `also` holds).
+CliOptions signal_at(int sig, std::function<bool()> also = {}) {
+    CliOptions o;
+    o.signal = sig;
+    o.signal_when = [sig, also](int pid) { return catches(pid, sig == SIGKILL ? SIGTERM : sig) && (!also || also()); };
+    o.timeout_s = 60;
+    return o;
+}
+
+} // namespace
+
+Row signals_row(const std::string& dir) {
+    Row row{"signals (import, history, export)"};
+    int outcome[3] = {};  // finished first (0), stopped (130), killed (SIGKILL)
+    auto logs = dir + "/many";
+    fs::create_directories(logs);
+    Args files;
+    for (int i = 0; i < 40; ++i)
+        files.push_back(write_file(logs, std::to_string(i) + ".txt", "cpuid " + std::to_string(1000 + i) + "\n"));
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGKILL}) {
+        for (bool saving : {false, true}) {
+            auto db = dir + "/sig" + std::to_string(sig) + (saving ? "s" : "r") + ".db";
+            Args args{"import", "kut", "--db", db};
+            args.insert(args.end(), files.begin(), files.end());
+            auto r = run_cli(args, signal_at(sig, saving ? std::function<bool()>([db] { return fs::exists(db); })
+                                                         : std::function<bool()>()));
+            ++row.faults;
+            ++outcome[r.term_signal ? 2 : r.rc == 130 ? 1 : 0];
+            tally(row, "import, signal " + std::to_string(sig), r, {0, 130}, sig);
+            int lost = lost_runs(r.out, db);
+            if (lost != 0) row.lost += std::max(lost, 1), row.why.push_back(db + ": " + std::to_string(lost) + " lost");
+        }
+    }
+    auto db = dir + "/sig-read.db";
+    Args all{"import", "kut", "--db", db};
+    all.insert(all.end(), files.begin(), files.end());
+    run_cli(all);
+    auto json = write_file(dir, "one.json", run_cli({"history", "export", "3", "--json", "--db", db}).out);
+    auto json2 = write_file(dir, "two.json", run_cli({"history", "export", "4", "--json", "--db", db}).out);
+    auto trace = eb::test::fixtures_dir() + "/profile/nested-svm-cpuid-msr-io.trace";
+    for (int sig : {SIGINT, SIGTERM, SIGKILL})
+        for (const Args& a : {Args{"history", "list", "--db", db}, Args{"history", "show", "2", "--db", db},
+                              Args{"history", "export", "1", "--json", "--db", db},
+                              Args{"history", "trend", "cpuid", "--db", db},
+                              Args{"import", "run", json, "--db", db}, Args{"report", "merge", json, json2},
+                              Args{"profile", "report", "-i", trace, "--export-json", dir + "/p.json"},
+                              Args{"import", "perf-kvm", perf_fixture("report-vmexit.txt"), "--json", dir + "/q.json"}}) {
+            ++row.faults;
+            auto r = run_cli(a, signal_at(sig));
+            ++outcome[r.term_signal ? 2 : r.rc == 130 ? 1 : 0];
+            tally(row, a[0] + " " + a[1] + ", signal " + std::to_string(sig), r, {0, 130}, sig);
+        }
+    int lost = lost_runs(run_cli({"history", "list", "--db", db}).out, db);
+    if (lost != 0) row.lost += std::max(lost, 1), row.why.push_back("the read store lost runs");
+    row.note = std::to_string(outcome[1]) + " stopped (130), " + std::to_string(outcome[2]) + " killed, " +
+               std::to_string(outcome[0]) + " done first";
+    return row;
+}
+
+Row full_disk_row(const std::string& dir) {
+    Row row{"full disk (a tmpfs of its own)"};
+    if (geteuid() != 0 || std::system("/usr/bin/unshare -m true 2>/dev/null") != 0) {
+        row.skipped = "needs root to mount a tmpfs (unshare -m)";
+        return row;
+    }
+    auto mnt = dir + "/mnt";
+    fs::create_directories(mnt);
+    // The shell mounts, optionally fills the tmpfs after a first import, runs
+    // exitbench ("$0" "$@"), and writes what is left (and what reads) outside it.
+    enum Pre { kNothing, kFill, kImportThenFill };
+    auto wrapped = [&](const std::string& size, Pre before, const Args& args) {
+        std::string db = mnt + "/h.db";
+        std::string pre = before == kImportThenFill ? "\"$0\" import kut " + kut_fixture("vmexit_cpuid.log") + " --db " +
+                                                          db + " >/dev/null 2>&1; "
+                                                    : "";
+        if (before != kNothing) pre += "dd if=/dev/zero of=" + mnt + "/fill bs=1k 2>/dev/null; ";
+        CliOptions o;
+        o.wrap = {"/usr/bin/unshare", "-m", "/bin/sh", "-c",
+                  "mount -t tmpfs -o size=" + size + " tmpfs " + mnt + " || exit 99; " + pre +
+                      "\"$0\" \"$@\"; rc=$?; rm -f " + mnt + "/fill; ls -A " + mnt + " > " + dir + "/left.txt; \"$0\" " +
+                      "history list --db " + db + " > " + dir + "/list.txt 2>&1; exit $rc"};
+        ++row.faults;
+        return run_cli(args, o);
+    };
+    auto db = mnt + "/h.db";
+    auto r = wrapped("4k", kNothing, {"import", "kut", kut_fixture("vmexit_ipi.log"), "--db", db});
+    tally(row, "first save, disk full", r, {2});
+    if (slurp(dir + "/left.txt") != "") ++row.wrong, row.why.push_back("left on a full disk: " + slurp(dir + "/left.txt"));
+    r = wrapped("512k", kImportThenFill, {"import", "kut", kut_fixture("vmexit_ipi.log"), "--db", db});
+    tally(row, "save to a store on a full disk", r, {2});
+    if (slurp(dir + "/list.txt").find("cpuid") == std::string::npos)
+        ++row.lost, row.why.push_back("the store's run is gone: " + slurp(dir + "/list.txt"));
+    r = wrapped("64k", kFill, {"import", "perf-kvm", perf_fixture("report-vmexit.txt"), "--json", mnt + "/x.json"});
+    tally(row, "an export to a full disk", r, {3});
+    if (slurp(dir + "/left.txt") != "") ++row.wrong, row.why.push_back("a partial export left: " + slurp(dir + "/left.txt"));
+    return row;
+}
+
+Row kvm_row(const std::string& dir) {
+    Row row{"runs under KVM (signals, a save)"};
+    if (!have_kvm()) {
+        row.skipped = "/dev/kvm is absent";
+        return row;
+    }
+    Args run{"run", "cpuid", "-n", "64", "-r", "3", "--sessions", "1", "--db", dir + "/kvm.db"};
+    for (int sig : {SIGINT, SIGTERM}) {
+        ++row.faults;
+        auto r = run_cli(run, signal_at(sig));
+        tally(row, "run, signal " + std::to_string(sig), r, {0, 130}, sig);
+    }
+    auto r = run_cli(run);
+    tally(row, "run", r, {0});
+    int lost = lost_runs(r.err, dir + "/kvm.db");  // "saved as run N" is on stderr
+    if (lost) row.lost += std::max(lost, 1);
+    return row;
+}
+
+} // namespace eb::robust
