@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The layers, one way down: a directory may include only the directories
+# listed for it (its own always). Run by the build (target layering_check, in
+# `all`), so an include that points up the stack fails the build.
+# Usage: layering.sh SOURCE_DIR
+set -euo pipefail
+cd "$1"
+
+declare -A may=(
+    [sys]=""
+    [guest]=""
+    [stats]=""
+    [kvm]="sys"
+    [vmm]="sys kvm guest"
+    [env]="sys kvm guest vmm"
+    [suite]="sys kvm guest vmm stats"
+    [profile]="sys kvm stats"
+    [report]="sys kvm guest vmm stats suite profile"
+    [history]="sys kvm guest vmm stats suite profile report"
+    [lab]="sys kvm guest vmm stats suite profile report history"
+    [cli]="sys kvm guest vmm stats suite profile report history lab env"
+)
+
+bad=0
+for dir in "${!may[@]}"; do
+    while IFS=: read -r file line text; do
+        used=$(sed -E 's/.*#include "([a-z_]+)\/.*/\1/' <<<"$text")
+        [ "$used" = "$dir" ] && continue
+        case " ${may[$dir]} " in *" $used "*) continue ;; esac
+        echo "layering: $file:$line includes $used/, which $dir/ may not use (allowed: ${may[$dir]:-nothing})" >&2
+        bad=1
+    done < <(grep -rnE '^#include "[a-z_]+/' "$dir" --include='*.cpp' --include='*.h' --include='*.S' || true)
+done
+exit $bad
