@@ -91,6 +91,10 @@ bool have_tool(const char* tool) {
     return std::system((std::string("command -v ") + tool + " >/dev/null 2>&1").c_str()) == 0;
 }
 
+bool one_line(const std::string& s) { return !s.empty() && s.find('\n') == s.size() - 1; }
+
+std::string kut_fixture(const std::string& name) { return eb::test::fixtures_dir() + "/kut/" + name; }
+
 bool catches(int pid, int sig) {
     std::ifstream f("/proc/" + std::to_string(pid) + "/status");
     std::string line;

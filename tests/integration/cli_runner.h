@@ -31,6 +31,12 @@ CliResult run_cli(const std::vector<std::string>& args, const CliOptions& opt = 
 bool have_kvm();
 // A program on PATH (command -v).
 bool have_tool(const char* tool);
+// An error of exactly one line, as every refusal must be.
+bool one_line(const std::string& s);
+// A kvm-unit-tests log among the fixtures (tests/fixtures/kut).
+std::string kut_fixture(const std::string& name);
+// The export formats every command writes (--export-FORMAT).
+inline constexpr const char* kExportFormats[] = {"json", "csv", "markdown", "text", "html", "openmetrics"};
 // Whether process `pid` catches `sig` (its SigCgt in /proc): exitbench has
 // started and installed its handlers, so a signal now reaches the command.
 bool catches(int pid, int sig);

@@ -20,12 +20,11 @@ using nlohmann::json;
 
 namespace {
 
-const char* kFormats[] = {"json", "csv", "markdown", "text", "html", "openmetrics"};
 
 // Every --export-FORMAT into `dir`, as base.FORMAT.
 std::vector<std::string> export_args(const TempDir& dir, const std::string& base) {
     std::vector<std::string> a;
-    for (const char* f : kFormats) a.insert(a.end(), {std::string("--export-") + f, dir.file(base + "." + f)});
+    for (const char* f : kExportFormats) a.insert(a.end(), {std::string("--export-") + f, dir.file(base + "." + f)});
     return a;
 }
 
@@ -37,7 +36,6 @@ std::vector<std::string> concat(std::vector<std::string> a, const std::vector<st
 const std::vector<std::string> kQuickRun = {"run", "cpuid", "inl_from_qemu", "--sessions", "2", "-r", "3",
                                             "-n", "2000", "--no-save"};
 
-bool have(const char* tool) { return std::system((std::string("command -v ") + tool + " >/dev/null 2>&1").c_str()) == 0; }
 
 // Each file of a complete export, checked by what its format promises.
 void expect_complete(const TempDir& dir, const std::string& base, size_t rows) {
@@ -159,7 +157,7 @@ TEST(Export, ImportJsonToDevNullKeepsTheDevice) {
 
 TEST(Export, PromtoolAcceptsRealRunMetrics) {
     REQUIRE_KVM();
-    if (!have("promtool")) GTEST_SKIP() << "promtool (Debian package prometheus) is not installed";
+    if (!have_tool("promtool")) GTEST_SKIP() << "promtool (Debian package prometheus) is not installed";
     TempDir dir;
     auto r = run_cli(concat(kQuickRun, {"--per-exit", "--export-openmetrics", dir.file("m.prom")}));
     ASSERT_EQ(r.rc, 0) << r.err;

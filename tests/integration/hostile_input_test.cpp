@@ -18,7 +18,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool one_line(const std::string& s) { return !s.empty() && s.find('\n') == s.size() - 1; }
 
 std::string kut(const std::string& name) { return eb::test::fixtures_dir() + "/kut/" + name; }
 

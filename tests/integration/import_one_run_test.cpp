@@ -18,11 +18,9 @@ using nlohmann::json;
 
 namespace {
 
-std::string fixture(const std::string& name) { return eb::test::fixtures_dir() + "/kut/" + name; }
 
 const char* const kLogs[] = {"vmexit_cpuid.log", "vmexit_inl_pmtimer.log", "vmexit_ipi.log"};
 
-bool one_line(const std::string& s) { return !s.empty() && s.find('\n') == s.size() - 1; }
 
 } // namespace
 
@@ -33,7 +31,7 @@ protected:
     std::string make_logs() {
         auto logs = temp_path("logs");
         fs::create_directories(logs);
-        for (const char* f : kLogs) fs::copy_file(fixture(f), logs + "/" + f);
+        for (const char* f : kLogs) fs::copy_file(kut_fixture(f), logs + "/" + f);
         std::ofstream(logs + "/vmexit_vmcall.log")
             << "timeout -k 1s --foreground 60s /usr/bin/qemu-system-x86_64 --no-reboot -nodefaults -device "
                "pc-testdev -machine accel=kvm -kernel x86/vmexit.flat -smp 1 -append vmcall # -initrd /tmp/tmp.x\n"
@@ -63,7 +61,7 @@ TEST_F(ImportOneRun, ALogsDirectoryIsOneRunWithEveryLogsSha256) {
     auto show = run_cli({"history", "show", "1", "--db", db});
     ASSERT_EQ(show.rc, 0) << show.err;
     for (const char* f : kLogs) {
-        auto sha = eb::report::sha256_hex(slurp(fixture(f)));
+        auto sha = eb::report::sha256_hex(slurp(kut_fixture(f)));
         auto it = std::find_if(im["logs"].begin(), im["logs"].end(), [&](const json& l) { return l["sha256"] == sha; });
         ASSERT_NE(it, im["logs"].end()) << f << " has no sha256 in " << im.dump();
         EXPECT_EQ((*it)["file"], logs + "/" + f);
@@ -92,7 +90,7 @@ TEST_F(ImportOneRun, ALogsDirectoryIsOneRunWithEveryLogsSha256) {
 TEST_F(ImportOneRun, CompareLinesTheRunUpByTestName) {
     auto logs = make_logs(), db = temp_path("h.db");
     ASSERT_EQ(run_cli({"import", "kut", logs, "--db", db}).rc, 0);
-    ASSERT_EQ(run_cli({"import", "kut", fixture("vmexit-serial.log"), "--db", db}).rc, 0);
+    ASSERT_EQ(run_cli({"import", "kut", kut_fixture("vmexit-serial.log"), "--db", db}).rc, 0);
     auto cmp = run_cli({"compare", "run:1", "run:2", "--db", db});
     ASSERT_EQ(cmp.rc, 0) << cmp.err;
     for (const char* t : {"cpuid", "inl_from_pmtimer"}) {
@@ -112,15 +110,15 @@ TEST_F(ImportOneRun, CompareLinesTheRunUpByTestName) {
 
 TEST_F(ImportOneRun, ATestInTwoLogsIsOneLineNamingBothAndSavesNothing) {
     auto logs = make_logs(), db = temp_path("h.db");
-    fs::copy_file(fixture("vmexit_cpuid.log"), logs + "/vmexit_cpuid_again.log");
+    fs::copy_file(kut_fixture("vmexit_cpuid.log"), logs + "/vmexit_cpuid_again.log");
     auto r = run_cli({"import", "kut", logs, "--db", db});
     EXPECT_EQ(r.rc, 2) << r.out;
     EXPECT_TRUE(one_line(r.err)) << r.err;
     EXPECT_NE(r.err.find(logs + "/vmexit_cpuid.log and " + logs + "/vmexit_cpuid_again.log both hold test cpuid"),
               std::string::npos) << r.err;
-    auto one = run_cli({"import", "kut", "--one-run", fixture("vmexit-serial.log"), fixture("vmexit_ipi.log"), "--db", db});
+    auto one = run_cli({"import", "kut", "--one-run", kut_fixture("vmexit-serial.log"), kut_fixture("vmexit_ipi.log"), "--db", db});
     EXPECT_EQ(one.rc, 2);
-    EXPECT_NE(one.err.find("vmexit-serial.log and " + fixture("vmexit_ipi.log") + " both hold test ipi"),
+    EXPECT_NE(one.err.find("vmexit-serial.log and " + kut_fixture("vmexit_ipi.log") + " both hold test ipi"),
               std::string::npos) << one.err;
     auto both = run_cli({"import", "kut", "--one-run", "--per-file", logs, "--db", db});
     EXPECT_EQ(both.rc, 2);

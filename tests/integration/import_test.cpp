@@ -15,9 +15,7 @@ using namespace eb;
 
 namespace {
 
-std::string fixture(const std::string& name) { return eb::test::fixtures_dir() + "/kut/" + name; }
 
-bool one_line(const std::string& s) { return !s.empty() && s.find('\n') == s.size() - 1; }
 
 } // namespace
 
@@ -25,7 +23,7 @@ class Import : public eb::test::TempDirTest {};
 
 TEST_F(Import, SerialAndRunTestsLogsBecomeImportedRuns) {
     auto db = temp_path("h.db");
-    auto r = run_cli({"import", "kut", fixture("vmexit-serial.log"), fixture("vmexit_cpuid.log"), "--db", db,
+    auto r = run_cli({"import", "kut", kut_fixture("vmexit-serial.log"), kut_fixture("vmexit_cpuid.log"), "--db", db,
                       "--label", "kut", "--note", "QEMU 7.2"});
     ASSERT_EQ(r.rc, 0) << r.err;
     EXPECT_NE(r.out.find("as run 1"), std::string::npos) << r.out;
@@ -52,7 +50,7 @@ TEST_F(Import, SerialAndRunTestsLogsBecomeImportedRuns) {
 // under another name, is refused with one line and exit 2 (no KVM needed).
 TEST_F(Import, TheSameRunTwiceIsRefused) {
     auto db = temp_path("h.db");
-    ASSERT_EQ(run_cli({"import", "kut", fixture("vmexit-serial.log"), fixture("vmexit_cpuid.log"), "--db", db}).rc, 0);
+    ASSERT_EQ(run_cli({"import", "kut", kut_fixture("vmexit-serial.log"), kut_fixture("vmexit_cpuid.log"), "--db", db}).rc, 0);
     auto ex = run_cli({"history", "export", "1", "--json", "--db", db});
     ASSERT_EQ(ex.rc, 0) << ex.err;
     auto file = temp_path("run1.json");
@@ -75,7 +73,7 @@ TEST_F(Import, TheSameRunTwiceIsRefused) {
 TEST_F(Import, ComparesWithAnExitbenchRunAndSaysNotTestableOnOneSample) {
     REQUIRE_KVM();
     auto db = temp_path("h.db");
-    ASSERT_EQ(run_cli({"import", "kut", fixture("vmexit-serial.log"), "--db", db}).rc, 0);
+    ASSERT_EQ(run_cli({"import", "kut", kut_fixture("vmexit-serial.log"), "--db", db}).rc, 0);
     auto run = run_cli({"run", "cpuid", "inl_from_qemu", "-n", "64", "-r", "3", "--sessions", "1", "--db", db});
     ASSERT_EQ(run.rc, 0) << run.err;
     auto cmp = run_cli({"compare", "run:1", "run:2", "--db", db});
@@ -101,7 +99,7 @@ TEST_F(Import, BadFilesGetOneLineExitTwoAndSaveNothing) {
                             write("junk.bin", junk), write("huge.log", "cpuid 123456789012345678901234567890\n"),
                             temp_path("missing.log"), dir().string()}) {
         // The good file first: a bad one after it must still save nothing.
-        auto r = run_cli({"import", "kut", fixture("vmexit-serial.log"), bad, "--db", db});
+        auto r = run_cli({"import", "kut", kut_fixture("vmexit-serial.log"), bad, "--db", db});
         EXPECT_EQ(r.rc, 2) << bad << ": " << r.err;
         EXPECT_TRUE(one_line(r.err)) << r.err;
         EXPECT_NE(r.err.find(bad), std::string::npos) << r.err;

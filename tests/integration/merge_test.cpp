@@ -15,15 +15,13 @@ using nlohmann::json;
 
 namespace {
 
-const char* kFormats[] = {"json", "csv", "markdown", "text", "html", "openmetrics"};
 
 std::vector<std::string> merge_args(std::vector<std::string> inputs, const TempDir& dir) {
     inputs.insert(inputs.begin(), {"report", "merge"});
-    for (const char* f : kFormats) inputs.insert(inputs.end(), {std::string("--export-") + f, dir.file(std::string("m.") + f)});
+    for (const char* f : kExportFormats) inputs.insert(inputs.end(), {std::string("--export-") + f, dir.file(std::string("m.") + f)});
     return inputs;
 }
 
-bool have(const char* tool) { return std::system((std::string("command -v ") + tool + " >/dev/null 2>&1").c_str()) == 0; }
 
 } // namespace
 
@@ -53,7 +51,7 @@ TEST(Merge, AFleetInEveryFormatFlagsTheSlowHostWithStdoutClosed) {
     EXPECT_TRUE(slurp(dir.file("m.html")).ends_with("</html>\n"));
     auto prom = slurp(dir.file("m.openmetrics"));
     EXPECT_NE(prom.find("exitbench_merge_outlier{"), std::string::npos) << prom;
-    if (!have("promtool")) GTEST_SKIP() << "promtool (Debian package prometheus) is not installed";
+    if (!have_tool("promtool")) GTEST_SKIP() << "promtool (Debian package prometheus) is not installed";
     std::string cmd = "promtool check metrics < " + dir.file("m.openmetrics") + " > " + dir.file("log") + " 2>&1";
     EXPECT_EQ(std::system(cmd.c_str()), 0) << slurp(dir.file("log"));
 }

@@ -30,7 +30,6 @@ void tally(Row& row, const std::string& what, const CliResult& r, const std::vec
 
 // A file of `text` in `dir`; its path.
 std::string write_file(const std::string& dir, const std::string& name, const std::string& text);
-std::string kut_fixture(const std::string& name);
 std::string perf_fixture(const std::string& name);
 
 // The rows of robustness_inputs.cpp, each given a scratch directory.

@@ -41,7 +41,6 @@ std::string write_file(const std::string& dir, const std::string& name, const st
     return dir + "/" + name;
 }
 
-std::string kut_fixture(const std::string& name) { return eb::test::fixtures_dir() + "/kut/" + name; }
 std::string perf_fixture(const std::string& name) { return eb::test::fixtures_dir() + "/perf/" + name; }
 
 namespace {

@@ -16,12 +16,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string fixture(const std::string& name) { return eb::test::fixtures_dir() + "/kut/" + name; }
 
-bool one_line(const std::string& s) { return !s.empty() && s.find('\n') == s.size() - 1; }
 
 CliResult import_kut(const std::string& db, const std::vector<std::string>& extra = {}, const CliOptions& o = {},
-                     const std::string& log = fixture("vmexit_cpuid.log")) {
+                     const std::string& log = kut_fixture("vmexit_cpuid.log")) {
     std::vector<std::string> args{"import", "kut", log, "--db", db};
     args.insert(args.end(), extra.begin(), extra.end());
     return run_cli(args, o);
@@ -124,7 +122,7 @@ TEST_F(StoreSafety, ReadersWriteNothingBesideTheStore) {
     fs::create_directories(shared);
     ::chmod(shared.c_str(), 01777);
     auto log = std::string(base) + "/vmexit_cpuid.log";
-    fs::copy_file(fixture("vmexit_cpuid.log"), log);
+    fs::copy_file(kut_fixture("vmexit_cpuid.log"), log);
     ::chmod(log.c_str(), 0644);
     auto db = shared + "/h.db";
     CliOptions owner;

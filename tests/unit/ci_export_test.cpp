@@ -30,7 +30,7 @@ suite::RunReport scaled(double factor) {
 
 // Three runs a side that differ a little, as real runs do (identical runs
 // have no spread to test against), and B 10% slower.
-report::Comparison sample_comparison(const std::string& label_b = "b.json") {
+report::Comparison three_runs_a_side(const std::string& label_b = "b.json") {
     std::vector<suite::RunReport> a{scaled(1.0), scaled(1.004), scaled(0.997)};
     std::vector<suite::RunReport> b{scaled(1.1), scaled(1.103), scaled(1.098)};
     return {suite::compare_saved({"a.json", label_b}, {a, b}), {"saved results: 3 vs 3 file(s)"}};
@@ -106,7 +106,7 @@ TEST(Ktap, RunIsAVersionAPlanAndOneResultPerTest) {
 }
 
 TEST(Ktap, CompareNestsTheConfigurationsAsSubtests) {
-    auto out = report::ktap_exporter()->render(sample_comparison());
+    auto out = report::ktap_exporter()->render(three_runs_a_side());
     check_ktap(out);
     EXPECT_EQ(out.rfind("KTAP version 1\n1..4\n", 0), 0u) << out;
     EXPECT_NE(out.find("\n  KTAP version 1\n  # Subtest: cpuid\n  1..2\n"), std::string::npos) << out;
@@ -147,7 +147,7 @@ TEST(Ktap, ProveAcceptsRunAndCompare) {
     struct Case { std::string doc; bool pass; const char* result; } cases[] = {
         {report::ktap_exporter()->render(passing), true, "Result: PASS"},
         {report::ktap_exporter()->render(sample_report()), false, "Result: FAIL"},
-        {report::ktap_exporter()->render(sample_comparison()), false, "Result: FAIL"},
+        {report::ktap_exporter()->render(three_runs_a_side()), false, "Result: FAIL"},
         {report::ktap_skip_all("no /dev/kvm"), true, "skipped: no /dev/kvm"},  // then "Result: NOTESTS"
     };
     for (size_t i = 0; i < std::size(cases); ++i) {
@@ -195,7 +195,7 @@ TEST(Junit, XmllintValidatesEveryFileAgainstTheShippedSchema) {
     hostile.results[1].name = "<evil>&\"quote\" ]]> \x01\x1b[31m \xFF\xFE end";
     hostile.results[3].detail = "</failure><testcase name=\"forged\"/>\r\n\x0c";
     hostile.provenance = {"2026-12-01T07:00:00Z", "host<&>", {}, "", "", {}};
-    auto cmp = sample_comparison("b\x02<&>\".json");
+    auto cmp = three_runs_a_side("b\x02<&>\".json");
     cmp.report.tests[0].configs[0].status = "error";
     cmp.report.tests[0].configs[0].detail = "KVM_RUN: EFAULT";
     std::string docs[] = {report::junit_exporter()->render(sample_report()), report::junit_exporter()->render(hostile),
