@@ -1,5 +1,7 @@
 #include "lab/host_profiler.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace eb::lab {
@@ -44,7 +46,11 @@ void HostProfiler::record(const profile::HostSample& s) {
         raw.push_back(s.ip);
         raw[1] = s.mode == profile::CpuMode::Kernel ? 1 : 0;
     } else {
-        raw.insert(raw.end(), s.chain.begin(), s.chain.end());
+        // The kernel's frames, and of the user side only the leaf: exitbench
+        // is built without frame pointers, so the kernel's user-stack walk
+        // past the leaf reads whatever the stack holds.
+        size_t keep = std::min<size_t>(s.chain.size(), size_t(s.kernel_frames) + 1);
+        raw.insert(raw.end(), s.chain.begin(), s.chain.begin() + static_cast<ptrdiff_t>(keep));
     }
     ++raw_[raw];
 }

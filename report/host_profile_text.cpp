@@ -30,6 +30,7 @@ std::vector<profile::FunctionShare> top_rows(const profile::TestHostProfile& p, 
         bool shown = std::any_of(rows.begin(), rows.end(), [&](const auto& r) { return r.name == by_self[i].name; });
         if (!shown && by_self[i].self) rows.push_back(by_self[i]);
     }
+    std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.total > b.total; });
     return rows;
 }
 
@@ -38,7 +39,8 @@ std::string header(const profile::TestHostProfile& p, double tsc_mhz) {
                                   "user; {} samples",
                                   printable(p.test), p.frequency_hz, p.threads, p.samples);
     double expected = p.sampled_seconds * p.frequency_hz * std::max<uint32_t>(p.threads, 1);
-    if (expected > 0) out += fmt::format(" of ~{:.0f} for the sampled batches' wall time x threads", expected);
+    if (expected > 0)
+        out += fmt::format(" of ~{:.0f} if the threads ran throughout the sampled batches' wall time", expected);
     out += fmt::format(", {} lost", p.counts.lost);
     if (p.counts.throttled) out += fmt::format(", throttled {} time(s)", p.counts.throttled);
     out += ")\n";

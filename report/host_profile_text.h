@@ -13,6 +13,6 @@ namespace eb::report {
 // `top`: the rows per test (the largest with-children shares, plus any
 // larger self share); `tsc_mhz` converts cycles to ns.
 std::string render_host_profile(const std::vector<profile::TestHostProfile>& profiles,
-                                const std::vector<std::string>& notes, double tsc_mhz, size_t top = 16);
+                                const std::vector<std::string>& notes, double tsc_mhz, size_t top = 24);
 
 } // namespace eb::report
