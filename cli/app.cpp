@@ -165,6 +165,7 @@ int cmd_run(const std::string& device, const RunArgs& a, const HostProfileArgs& 
     if (rc == kOk && std::any_of(rep.results.begin(), rep.results.end(),
                                  [](const auto& r) { return suite::is_failure(r.status); }))
         rc = kTestFailed;
+    if (profiler && !write_html_with_flames(exports, *profiler, rep)) rc = kHost;
     if (!write_exports(exports, rep)) rc = kHost;  // stdout below still shows the results
     // An interrupted run is partial: it would mislead a later comparison.
     // A lost save outranks a failed test: the result exists only in the file it names.

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include "cli/errors.h"
+#include "cli/export.h"
 #include "cli/parse.h"
 #include "cli/run.h"
+#include "report/flame.h"
 #include "report/host_profile_text.h"
 #include "report/sanitize.h"
 #include "sys/file.h"
@@ -61,6 +63,20 @@ std::string finish_host_profile(const lab::HostProfiler& prof, const HostProfile
         }
     }
     return report::render_host_profile(profiles, prof.notes(), rep.host.tsc_mhz);
+}
+
+bool write_html_with_flames(std::vector<std::pair<std::string, std::string>>& exports,
+                            const lab::HostProfiler& prof, const suite::RunReport& rep) {
+    bool ok = true;
+    for (auto it = exports.begin(); it != exports.end();) {
+        if (it->first != "html") {
+            ++it;
+            continue;
+        }
+        ok &= write_export("html", it->second, [&] { return report::render_run_html(rep, prof.profiles()); });
+        it = exports.erase(it);
+    }
+    return ok;
 }
 
 } // namespace eb::cli

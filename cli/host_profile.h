@@ -5,6 +5,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "lab/host_profiler.h"
 #include "suite/result.h"
@@ -33,5 +35,10 @@ std::unique_ptr<lab::HostProfiler> start_host_profiler(const HostProfilePlan& p)
 // False in `written` when the file could not be written (said on stderr).
 std::string finish_host_profile(const lab::HostProfiler& prof, const HostProfilePlan& p,
                                 const suite::RunReport& rep, bool& written);
+
+// Writes the --export-html files itself, with a flame graph per profiled
+// test, and takes them out of `exports`; false when one could not be written.
+bool write_html_with_flames(std::vector<std::pair<std::string, std::string>>& exports,
+                            const lab::HostProfiler& prof, const suite::RunReport& rep);
 
 } // namespace eb::cli

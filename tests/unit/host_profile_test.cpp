@@ -12,6 +12,7 @@
 #include "profile/host_sampler.h"
 #include "profile/perf_ring.h"
 #include "profile/symbols.h"
+#include "report/flame.h"
 #include "report/host_profile_text.h"
 
 namespace eb::profile {
@@ -214,6 +215,23 @@ TEST(HostProfileText, FiguresFromSharesAndOverhead) {
     EXPECT_NE(out.find("750.0 ±43.3"), std::string::npos) << out;
     EXPECT_NE(out.find("1000.0 ±0.0"), std::string::npos) << out;  // a, with children
     EXPECT_NE(out.find("note: a note"), std::string::npos);
+}
+
+TEST(HostProfileFlame, TreeSumsAndPrunes) {
+    TestHostProfile p;
+    p.test = "cpuid";
+    p.add({"a", "b"}, 600);
+    p.add({"a", "c"}, 399);
+    p.add({"z"}, 1);  // 0.1% of 1000: kept at the default threshold, dropped at 1%
+    auto t = report::flame_tree(p);
+    EXPECT_EQ(t["name"], "cpuid");
+    EXPECT_EQ(t["value"], 1000);
+    ASSERT_EQ(t["children"].size(), 2u);
+    EXPECT_EQ(t["children"][0]["name"], "a");
+    EXPECT_EQ(t["children"][0]["value"], 999);
+    EXPECT_EQ(t["children"][0]["children"][0]["name"], "b");  // name order, as flamegraph.pl
+    EXPECT_EQ(t["children"][0]["children"][1]["value"], 399);
+    EXPECT_EQ(report::flame_tree(p, 0.01)["children"].size(), 1u);
 }
 
 TEST(HostSampler, OpenErrorsNameTheCause) {
