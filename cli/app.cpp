@@ -26,6 +26,7 @@
 #include "cli/kselftest.h"
 #include "cli/merge.h"
 #include "cli/history.h"
+#include "cli/host_profile.h"
 #include "cli/import.h"
 #include "cli/profile.h"
 #include "cli/recipe.h"
@@ -145,27 +146,40 @@ int cmd_env(const std::string& device) {
     return kOk;
 }
 
-int cmd_run(const std::string& device, const RunArgs& a) {
+int cmd_run(const std::string& device, const RunArgs& a, const HostProfileArgs& hpa) {
     if (a.no_save && (!a.db.empty() || !a.label.empty() || !a.note.empty()))
         throw UsageError("--no-save does not save, so --db, --label and --note have nothing to apply to");
     auto plan = plan_run(a);
     if (!a.no_save) require_saveable(a.db);
     auto exporter = stdout_exporter(a.format, report::Subject::Run);
     auto exports = plan_exports(a.exports, a.json, report::Subject::Run);
+    auto host_plan = plan_host_profile(hpa);
+    // Before KVM: a host that may not sample says so before anything runs.
+    auto profiler = host_plan ? start_host_profiler(*host_plan) : nullptr;
     auto sys = open_kvm(device);
     install_stop_handlers();
-    auto rep = execute(sys, plan, g_interrupted, isatty(STDERR_FILENO));
+    auto rep = execute(sys, plan, g_interrupted, isatty(STDERR_FILENO), profiler.get());
 
     // The file first: a closed or full stdout must not cost the results.
     int rc = rep.interrupted ? kInterrupted : kOk;
     if (rc == kOk && std::any_of(rep.results.begin(), rep.results.end(),
                                  [](const auto& r) { return suite::is_failure(r.status); }))
         rc = kTestFailed;
+    if (profiler && !write_html_with_flames(exports, *profiler, rep)) rc = kHost;
     if (!write_exports(exports, rep)) rc = kHost;  // stdout below still shows the results
     // An interrupted run is partial: it would mislead a later comparison.
     // A lost save outranks a failed test: the result exists only in the file it names.
     if (!a.no_save && !rep.interrupted && !save_run(a.db, rep, a.label, a.note)) rc = kNotSaved;
+    std::string host_tables;
+    if (profiler) {
+        bool written = true;
+        host_tables = finish_host_profile(*profiler, *host_plan, rep, written);
+        if (!written) rc = kHost;
+    }
     write_stdout(exporter->render(rep));
+    // The tables follow a table on stdout; beside any other format they go to stderr.
+    if (a.format == "table") write_stdout(host_tables);
+    else fmt::print(stderr, "{}", host_tables);
     return ktap_stdout(a.format) ? skip_if_all_skipped(rc, rep) : rc;
 }
 
@@ -193,6 +207,7 @@ struct Commands {
     ProfileArgs profile_args;
     ProfileCommands profile;
     RunArgs run_args;
+    HostProfileArgs host_profile_args;
     MergeArgs merge_args;
     ReportCommands report;
 
@@ -264,6 +279,7 @@ struct Commands {
         run->add_flag("--no-save", run_args.no_save, "do not save the run to the history");
         run->add_option("--label", run_args.label, "file the saved run under this label, e.g. before-v2");
         run->add_option("--note", run_args.note, "a note saved with the run");
+        add_host_profile_options(*run, host_profile_args);
         finish_help(app);
     }
     // The --format of the command given ("" for one without).
@@ -380,7 +396,7 @@ int dispatch(Commands& c) {
     if (*c.profile.profile) return cmd_profile(c.profile, c.profile_args, g_interrupted);
     if (*c.compare) return cmd_compare(c.device, c.compare_args, g_interrupted);
     if (*c.calibrate) return cmd_calibrate(c.device, c.calibrate_args, g_interrupted);
-    return cmd_run(c.device, c.run_args);
+    return cmd_run(c.device, c.run_args, c.host_profile_args);
 }
 
 // Runs a command: its exceptions become one line and an exit code. Messages

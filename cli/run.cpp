@@ -244,7 +244,7 @@ void require_writable(const std::string& path) {
 }
 
 suite::RunReport execute(const kvm::System& sys, const RunPlan& plan, const std::atomic<bool>& interrupt,
-                         bool progress) {
+                         bool progress, suite::MeasureHooks* hooks) {
     const auto& s = plan.settings;
     auto ctx = suite::probe_context(sys);
     ctx.allow_invd = plan.allow_invd;
@@ -260,6 +260,7 @@ suite::RunReport execute(const kvm::System& sys, const RunPlan& plan, const std:
     rep.host = vmm::probe_host(ctx.tsc_khz);
     rep.env = env::capture(rep.host);
     suite::Runner runner(sys, vmm::GuestImage::embedded(), ctx, s, rep.host.tsc_mhz, plan.cpuid_edits);
+    runner.set_hooks(hooks);
     std::unique_ptr<ProfileSession> prof;
     // Without kvm_exit there is nothing to attribute: record only when the trace is to be kept.
     if (s.profile && (ProfileSession::can_attribute(rep.host.backend) || !plan.profile_out.empty()))

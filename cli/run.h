@@ -7,6 +7,7 @@
 
 #include "cli/export.h"
 #include "kvm/system.h"
+#include "suite/measure_hooks.h"
 #include "suite/result.h"
 #include "suite/spec.h"
 #include "vmm/cpuid_features.h"
@@ -60,8 +61,9 @@ kvm::System open_kvm(const std::string& device);
 // throws UsageError (exit 2) with the reason.
 void require_writable(const std::string& path);
 
-// Runs a plan; `progress` prints a line per test on stderr.
+// Runs a plan; `progress` prints a line per test on stderr; `hooks` (e.g.
+// the host profiler) hear of the measured batches.
 suite::RunReport execute(const kvm::System& sys, const RunPlan& plan, const std::atomic<bool>& interrupt,
-                         bool progress);
+                         bool progress, suite::MeasureHooks* hooks = nullptr);
 
 } // namespace eb::cli

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/exporter.h"
+#include "report/flame.h"
 #include "report/html.h"
 #include "report/sha256.h"
 #include "report/grids.h"
@@ -251,5 +252,32 @@ private:
 } // namespace
 
 std::unique_ptr<Exporter> html_exporter() { return std::make_unique<Html>(); }
+
+namespace {
+size_t depth_of(const json& n) {
+    size_t d = 0;
+    for (const auto& c : n["children"]) d = std::max(d, depth_of(c));
+    return d + 1;
+}
+} // namespace
+
+std::string render_run_html(const suite::RunReport& r, const std::vector<profile::TestHostProfile>& host) {
+    Page p;
+    p.title = "exitbench run";
+    run_page(p, r);
+    if (!host.empty()) p.body += "<h2>Host profile</h2>\n";
+    for (const auto& h : host) {
+        if (h.samples == 0) continue;
+        auto tree = flame_tree(h);
+        int height = static_cast<int>(std::min<size_t>(depth_of(tree), 60) * 17 + 30);
+        p.canvas({{"kind", "flame"}, {"title", h.test + ": host flame graph"}, {"root", tree}},
+                 fmt::format("{}: {} samples of the vCPU threads while sampled batches ran, the root at the bottom, "
+                             "a frame's width its share (blue: in the guest; orange: kernel; yellow: kernel "
+                             "modules; green: exitbench; grey: other user code)",
+                             h.test, h.samples),
+                 height);
+    }
+    return p.html();
+}
 
 } // namespace eb::report

@@ -143,10 +143,47 @@
     return { type: 'bar', data: { labels: p.labels, datasets: [{ data: p.values, backgroundColor: colors.slice(0, p.values.length) }] }, options: o };
   }
 
+  // What kind of code a frame is, by how the profiler names it.
+  function frameColor(name) {
+    if (name === '[guest]') return '#6baed6';
+    if (/ \[[\w-]+\]$/.test(name)) return '#f2c14e';      // a kernel module's: "svm_vcpu_run [kvm_amd]"
+    if (name.indexOf('::') >= 0 || name === '[exitbench: no symbol]') return '#74c476';
+    if (name.charAt(0) === '[') return '#bdbdbd';          // another file, or no symbol
+    return '#fd8d3c';                                       // the kernel's own
+  }
+
+  // A flame graph drawn straight on the canvas: the root at the bottom, each
+  // frame as wide as its share of the samples, its callers below it.
+  function flame(p) {
+    var c = document.getElementById(p.id), ctx = c.getContext('2d'), h = 16, drawn = 0;
+    var scale = c.width / Math.max(p.root.value, 1);
+    ctx.font = '11px sans-serif'; ctx.textBaseline = 'middle';
+    function node(n, x, depth) {
+      var w = n.value * scale, y = c.height - (depth + 1) * (h + 1);
+      if (w < 1 || y < 0) return;
+      ctx.fillStyle = depth ? frameColor(n.name) : '#969696';
+      ctx.fillRect(x, y, Math.max(w - 1, 1), h);
+      drawn++;
+      if (w > 30) {
+        var label = n.name, room = Math.floor((w - 6) / 6);
+        if (label.length > room) label = label.slice(0, Math.max(room - 1, 1)) + '\u2026';
+        ctx.fillStyle = '#000'; ctx.fillText(label, x + 3, y + h / 2);
+      }
+      var at = x;
+      n.children.forEach(function (k) { node(k, at, depth + 1); at += k.value * scale; });
+    }
+    node(p.root, 0, 0);
+    return drawn;
+  }
+
   var kinds = { repeats: repeats, histogram: histogram, forest: forest, share: share, strip: strip };
   var withData = 0;
   data.plots.forEach(function (p) {
     try {
+      if (p.kind === 'flame') {
+        if (flame(p)) withData++;
+        return;
+      }
       var chart = new Chart(document.getElementById(p.id), kinds[p.kind](p)), drawn = 0;
       chart.data.datasets.forEach(function (d, i) { drawn += chart.getDatasetMeta(i).data.length; });
       if (drawn) withData++;

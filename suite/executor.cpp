@@ -53,4 +53,10 @@ HostCounters MachineExecutor::counters() const {
     return c;
 }
 
+std::vector<pid_t> MachineExecutor::vcpu_threads() const {
+    std::vector<pid_t> out(m_.nr_vcpus());
+    for (uint32_t i = 0; i < out.size(); ++i) out[i] = m_.thread_id(i);
+    return out;
+}
+
 } // namespace eb::suite

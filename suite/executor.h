@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 #include <vector>
+#include <sys/types.h>
 
 #include "guest/abi.h"
 #include "kvm/stats.h"
@@ -37,6 +38,8 @@ public:
     // The KVM binary stats counters() reads; nullopt when the host has none.
     virtual const std::optional<std::vector<std::string>>& kvm_stat_names() const = 0;
     virtual HostCounters counters() const = 0;
+    // The vCPU threads' kernel ids (0 for one not started); empty when unknown.
+    virtual std::vector<pid_t> vcpu_threads() const { return {}; }
 };
 
 // The real one, over a Machine whose ucall device is abi::kUcallDevice.
@@ -49,6 +52,7 @@ public:
     std::span<const uint64_t> per_exit_samples(uint64_t n) override;
     const std::optional<std::vector<std::string>>& kvm_stat_names() const override { return names_; }
     HostCounters counters() const override;
+    std::vector<pid_t> vcpu_threads() const override;
 
 private:
     vmm::Machine& m_;

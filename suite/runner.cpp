@@ -234,12 +234,20 @@ std::optional<Status> Runner::watch(vmm::Machine& m, const Session& s, const std
 
 TestResult Runner::measure(const TestSpec& t, const abi::BodyEntry& body, const std::atomic<bool>& interrupt) const {
     auto cfg = machine_config(t, body);
+    // Declared before the machine: the hooks hear the end after its threads stopped.
+    struct HookScope {
+        MeasureHooks* h;
+        const std::string& name;
+        ~HookScope() { if (h) h->test_ended(name); }
+    } hook_scope{hooks_, t.name};
+    if (hooks_) hooks_->test_starting(t.name);
     vmm::Machine m(sys_, image_, cfg);
     vmm::install_test_devices(m);
     std::unique_ptr<Fixture> fixture = t.fixture ? t.fixture() : nullptr;
     if (fixture) fixture->install(m);
     MachineExecutor exec(m);
     Session s(exec, settings_, tsc_mhz_, t.parallel ? cfg.vcpus : 1, fixture.get(), t.max_iterations);
+    s.set_hooks(hooks_);
     m.pio().add(abi::kUcallDevice, abi::kUcallPort, 4, [&s](const vmm::Access& a) { return s.on_ucall(a); });
 
     const int64_t budget_ns =

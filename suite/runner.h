@@ -8,6 +8,7 @@
 #include "guest/abi.h"
 #include "kvm/system.h"
 #include "suite/result.h"
+#include "suite/measure_hooks.h"
 #include "suite/session.h"
 #include "suite/spec.h"
 #include "vmm/cpuid_features.h"
@@ -32,6 +33,8 @@ public:
            RunSettings settings, double tsc_mhz, std::vector<vmm::CpuidEdit> cpuid_edits = {});
 
     TestResult run(const TestSpec& t, const std::atomic<bool>& interrupt) const;
+    // Tells `h` about every test's measured batches from now on (nullptr: no one).
+    void set_hooks(MeasureHooks* h) { hooks_ = h; }
 
     // Runs `tests` settings.sessions times, each session in a fresh order when
     // there are several; stops early on interrupt. `done` sees each session's
@@ -56,6 +59,7 @@ private:
     RunSettings settings_;
     double tsc_mhz_;
     std::vector<vmm::CpuidEdit> cpuid_edits_;
+    MeasureHooks* hooks_ = nullptr;
 };
 
 } // namespace eb::suite

@@ -141,6 +141,10 @@ vmm::Action Session::on_ucall(const vmm::Access& a) {
     uint32_t type = 0;
     std::memcpy(&type, a.data.data(), std::min<size_t>(a.data.size(), 4));
     auto& mb = x_.mailbox(a.vcpu);
+    if (hooked_batch_) {  // first: the harness's own exit handling stays out of the window
+        hooked_batch_ = false;
+        hooks_->batch_ended(type == abi::kBatchDone ? mb.cycles : 0, n_);
+    }
 
     switch (type) {
     case abi::kReady:
@@ -170,6 +174,10 @@ vmm::Action Session::on_ucall(const vmm::Access& a) {
     if (fixture_) fixture_->between_batches();
     prev_ = snapshot();  // the last thing before re-entry: the next batch starts now
     batch_start_ns_ = monotonic_ns();
+    if (measuring_ && hooks_) {  // last: the measured batch starts with the next entry
+        hooks_->batch_starting(static_cast<uint32_t>(samples_.size()), x_.vcpu_threads());
+        hooked_batch_ = true;
+    }
     return vmm::Action::Resume;
 }
 

@@ -15,6 +15,7 @@
 #include "guest/abi.h"
 #include "suite/executor.h"
 #include "suite/fixture.h"
+#include "suite/measure_hooks.h"
 #include "suite/result.h"
 #include "suite/verify.h"
 #include "vmm/io_bus.h"
@@ -32,6 +33,8 @@ public:
             Fixture* fixture = nullptr, uint64_t max_iterations = 0);
 
     vmm::Action on_ucall(const vmm::Access& a);
+    // Told when each measured batch starts and ends; nullptr for none.
+    void set_hooks(MeasureHooks* h) { hooks_ = h; }
 
     // Monotonic ns of the last batch (or of start-up); the watchdog compares
     // against it. Other ucalls do not count: a guest stuck re-sending them is hung.
@@ -66,6 +69,8 @@ private:
     vmm::Action stop(End why, std::string failure, uint32_t vcpu = 0);
 
     Executor& x_;
+    MeasureHooks* hooks_ = nullptr;
+    bool hooked_batch_ = false;  // hooks_ saw a batch start and not yet its end
     RunSettings settings_;
     double goal_ticks_;
     uint32_t body_vcpus_;

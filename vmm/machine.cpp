@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdexcept>
+#include <unistd.h>
 #include <x86intrin.h>
 
 #include "guest/abi.h"
@@ -104,6 +105,7 @@ Machine::Machine(const kvm::System& sys, const GuestImage& image, const MachineC
     }
     outcomes_.resize(cfg.vcpus);
     times_ = std::make_unique<ExitTimes[]>(cfg.vcpus);
+    tids_ = std::make_unique<std::atomic<pid_t>[]>(cfg.vcpus);
 }
 
 Machine::~Machine() {
@@ -182,6 +184,7 @@ void Machine::stop() {
 }
 
 void Machine::vcpu_loop(uint32_t i) {
+    tids_[i].store(gettid(), std::memory_order_release);
     auto& out = outcomes_[i];
     try {
         if (i < pin_.size() && pin_[i] >= 0) {

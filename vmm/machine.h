@@ -9,6 +9,7 @@
 #include <string>
 #include <thread>
 #include <vector>
+#include <sys/types.h>
 
 #include "kvm/system.h"
 #include "kvm/vcpu.h"
@@ -73,6 +74,8 @@ public:
     // The VMM's time on vCPU i's userspace exits, the ucall's excluded.
     // An exit is recorded when its vCPU next returns from KVM_RUN.
     ExitTimeTotals exit_times(uint32_t i) const { return times_[i].read(); }
+    // vCPU i's kernel thread id once its thread runs, else 0 (a host profiler samples it).
+    pid_t thread_id(uint32_t i) const { return tids_[i].load(std::memory_order_acquire); }
 
     // A one-line register dump; only meaningful once the vCPU is stopped.
     std::string registers(uint32_t i);
@@ -95,6 +98,7 @@ private:
     std::atomic<bool> stop_{false};
     std::atomic<uint64_t> hypercall_exits_{0}, msr_exits_{0};
     std::unique_ptr<ExitTimes[]> times_;  // one per vCPU, allocated before any runs
+    std::unique_ptr<std::atomic<pid_t>[]> tids_;  // likewise
     std::mutex mu_;
     std::condition_variable cv_;
     uint32_t running_ = 0;

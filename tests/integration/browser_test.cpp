@@ -11,6 +11,9 @@
 
 #include "cli_runner.h"
 #include "fleet.h"
+#include "report/flame.h"
+#include "sys/file.h"
+#include "../unit/sample_report.h"
 #include "tests/paths.h"
 
 namespace fs = std::filesystem;
@@ -137,4 +140,22 @@ TEST(Browser, MergeReportDrawsAStripPlotPerGroupOfHosts) {
     auto m = run_cli(args);
     ASSERT_EQ(m.rc, 0) << m.err;
     expect_drawn(open_page(dir, dir.file("merge.html"), "merge", 1400), 2);  // two groups: two kernels
+}
+
+// The run page with a host profile's flame graph (report/flame.h), drawn by
+// the page's own renderer: a synthetic profile, so no /dev/kvm is needed.
+TEST(Browser, HostProfileFlameGraphIsDrawn) {
+    REQUIRE_CHROMIUM();
+    TempDir dir;
+    eb::profile::TestHostProfile p;
+    p.test = "cpuid";
+    p.add({"[libc.so.6]", "entry_SYSCALL_64_after_hwframe", "kvm_vcpu_ioctl [kvm]", "kvm_arch_vcpu_ioctl_run [kvm]",
+           "kvm_emulate_cpuid [kvm]"}, 40);
+    p.add({"[libc.so.6]", "entry_SYSCALL_64_after_hwframe", "kvm_vcpu_ioctl [kvm]", "svm_vcpu_run [kvm_amd]"}, 25);
+    p.add({eb::profile::kGuestFrame}, 60);
+    p.add({"eb::kvm::Vcpu::run()"}, 5);
+    eb::sys::write_file(dir.file("flame.html"), eb::report::render_run_html(sample_report(), {p}));
+    auto check = open_page(dir, dir.file("flame.html"), "host-flame", 2000);
+    expect_drawn(check, 3);  // baseline's and cpuid's repeats, and the flame graph
+    EXPECT_NE(slurp(dir.file("flame.html")).find("\"kind\":\"flame\""), std::string::npos);
 }

@@ -40,3 +40,12 @@ sleep 5
 "$eb" run cpuid -n 64 -r 3 --sessions 1 --no-baseline --format kut > /dev/null
 wait $rec
 "$eb" profile report -i /tmp/exits.trace --perf; done_rc $?
+
+# Host sampling with call chains (perf_event_open): the table, then the folded stacks.
+section host_profile
+"$eb" run cpuid --sessions 1 -r 6 --time-goal 100ms --no-baseline --no-save --no-trace-verify \
+    --host-profile=4000 --host-profile-folded /tmp/host.folded
+rc=$?
+echo "@@folded"
+cat /tmp/host.folded
+done_rc $rc

@@ -180,3 +180,30 @@ TEST_F(Nested, ProfileRecordAndPerfStyleReport) {
     EXPECT_EQ(std::stoul(m[1]), 4u * 64);
     EXPECT_NE(s.out.find("Total Samples:"), std::string::npos);
 }
+
+// run --host-profile against kvm_amd: kernel frames named from kallsyms with
+// their module, guest-mode samples apart, and folded stacks rooted at the test.
+TEST_F(Nested, HostProfileNamesTheKvmExitPath) {
+    const auto& s = section("host_profile");
+    EXPECT_EQ(s.rc, 0) << s.out;
+    auto at = s.out.find("@@folded\n");
+    ASSERT_NE(at, std::string::npos) << s.out;
+    std::string table = s.out.substr(0, at), folded = s.out.substr(at + 9);
+    EXPECT_NE(table.find("host profile: cpuid"), std::string::npos) << table;
+    EXPECT_NE(table.find("sampling overhead"), std::string::npos) << table;
+    // A row: name, self n, self ns and cycles with errors, total n, total ns and cycles with errors.
+    EXPECT_TRUE(std::regex_search(table, std::regex(R"(kvm_arch_vcpu_ioctl_run \[kvm\]\s+\d+\s+[\d.]+ ±[\d.]+\s+[\d.]+ ±[\d.]+\s+[1-9]\d*\s)")))
+        << table;
+    EXPECT_NE(table.find("[guest]"), std::string::npos) << table;
+    EXPECT_EQ(table.find("[kernel: names hidden]"), std::string::npos) << table;
+    std::istringstream in(folded);
+    std::string line;
+    int lines = 0, kvm = 0;
+    while (std::getline(in, line)) {
+        ++lines;
+        EXPECT_TRUE(std::regex_match(line, std::regex(R"(cpuid(;[^;]+)+ [1-9]\d*)"))) << line;
+        kvm += line.find(" [kvm];") != std::string::npos || line.find(" [kvm] ") != std::string::npos;
+    }
+    EXPECT_GT(lines, 1);
+    EXPECT_GT(kvm, 0) << folded;
+}

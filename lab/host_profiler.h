@@ -1,0 +1,61 @@
+// `run --host-profile`'s use case: samples the vCPU threads while the
+// measured batches of each test run (told by the suite's MeasureHooks), and
+// keeps one named profile per test, its sessions merged. Every other
+// measured batch runs unsampled, the reference the overhead is measured
+// against in the same VM.
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "profile/host_profile.h"
+#include "profile/host_sampler.h"
+#include "profile/symbols.h"
+#include "suite/measure_hooks.h"
+
+namespace eb::lab {
+
+// 1 kHz: one sampling interrupt (and a call-chain walk) per millisecond of
+// vCPU time, perf's own default being 4 kHz; the run prints the overhead it
+// measured against the unsampled batches.
+inline constexpr uint32_t kDefaultHostProfileHz = 1000;
+
+class HostProfiler final : public suite::MeasureHooks {
+public:
+    // Throws profile::SamplerError at once when sampling could not work here.
+    explicit HostProfiler(uint32_t frequency_hz);
+    ~HostProfiler() override;
+
+    void test_starting(const std::string& test) override;
+    void batch_starting(uint32_t index, const std::vector<pid_t>& vcpu_tids) override;
+    void batch_ended(uint64_t cycles, uint64_t iterations) override;
+    void test_ended(const std::string& test) override;
+
+    // The tests' profiles, in the order they first ran.
+    std::vector<profile::TestHostProfile> profiles() const;
+    // What hid names, and errors met while sampling.
+    std::vector<std::string> notes() const;
+
+private:
+    // A call chain as sampled, before names: the mode, the kernel frames' count, then leaf-first addresses.
+    using RawStack = std::vector<uint64_t>;
+    void record(const profile::HostSample& s);
+    void finish_test();
+
+    uint32_t hz_;
+    std::optional<profile::Symbolizer> symbols_;  // read at the first test's end
+    std::unique_ptr<profile::HostSampler> sampler_;
+    std::map<RawStack, uint64_t> raw_;  // the running test's, filled by the sampler's reader
+    profile::TestHostProfile current_;
+    bool sampling_ = false;
+    std::chrono::steady_clock::time_point batch_start_;
+    std::vector<std::string> order_;
+    std::map<std::string, profile::TestHostProfile> done_;
+    std::vector<std::string> errors_;
+};
+
+} // namespace eb::lab

@@ -1,0 +1,21 @@
+// Flame graphs of host profiles in the HTML report: the tree the page's own
+// renderer (report/page.js, kind "flame") draws, and the run page with them.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "profile/host_profile.h"
+#include "suite/result.h"
+
+namespace eb::report {
+
+// {"name", "value", "children": [...]}: the test at the root, children in
+// name order as flamegraph.pl sorts them; a frame holding less than
+// `min_share` of the samples is dropped (it would be under a pixel wide).
+nlohmann::json flame_tree(const profile::TestHostProfile& p, double min_share = 0.001);
+
+// The run's HTML export, with a flame graph per profiled test after its plots.
+std::string render_run_html(const suite::RunReport& r, const std::vector<profile::TestHostProfile>& host);
+
+} // namespace eb::report
