@@ -35,7 +35,7 @@
 #include "profile/record.h"
 #include "vmm/boot.h"
 #include "report/exporter.h"
-#include "report/json.h"
+#include "result/json.h"
 #include "suite/kut_diff.h"
 #include "suite/registry.h"
 #include "suite/runner.h"

@@ -17,7 +17,7 @@
 #include "env/host_env.h"
 #include "lab/calibration_lookup.h"
 #include "report/compare.h"
-#include "report/json.h"
+#include "result/json.h"
 #include "report/sanitize.h"
 #include "report/sha256.h"
 #include "suite/compare.h"
@@ -244,7 +244,7 @@ void refuse_duplicates(const std::vector<std::vector<std::string>>& paths,
             const auto& p = paths[k][i];
             std::error_code ec;
             std::string id = is_history_ref(p) ? p : std::filesystem::weakly_canonical(p, ec).string();
-            std::string digest = report::sha256_hex(report::to_json(sides[k][i]).dump());
+            std::string digest = report::sha256_hex(result::to_json(sides[k][i]).dump());
             for (const auto& [name, other_id, other_digest] : seen)
                 if (id == other_id || digest == other_digest)
                     throw UsageError(fmt::format(

@@ -2,7 +2,7 @@
 // exitbench-merge, and the profile analysis. Written exactly as --json always wrote them.
 #include "report/compare.h"
 #include "report/exporter.h"
-#include "report/json.h"
+#include "result/json.h"
 
 namespace eb::report {
 
@@ -31,7 +31,7 @@ json merged_json(const Merged& m) {
 
 class Json : public Exporter {
 public:
-    std::string render(const suite::RunReport& r) const override { return to_json(r).dump(2) + "\n"; }
+    std::string render(const suite::RunReport& r) const override { return result::to_json(r).dump(2) + "\n"; }
     std::string render(const Comparison& c) const override { return comparison_json(c.report).dump(2) + "\n"; }
     std::string render(const profile::Report& p) const override { return profile::to_json(p).dump(2) + "\n"; }
     // Host names come from files and may not be UTF-8: replaced, not fatal.
