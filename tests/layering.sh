@@ -18,7 +18,7 @@ declare -A may=(
     [result]="sys kvm guest vmm stats suite"
     [report]="sys kvm guest vmm stats suite result profile"
     [history]="sys kvm guest vmm stats suite result"
-    [lab]="sys kvm guest vmm stats suite result profile report history"
+    [lab]="sys kvm guest vmm stats suite result profile report history env"
     [cli]="sys kvm guest vmm stats suite result profile report history lab env"
 )
 
