@@ -59,6 +59,8 @@ ProfileCommands add_profile_commands(CLI::App& app, ProfileArgs& a) {
                                              "old side's")->expected(1, 1000)->required();
     c.compare->add_option("--vs", a.vs, "the new side's traces: profile compare OLD1 OLD2 --vs NEW1 NEW2");
     c.compare->add_option("--event", a.event, "vmexit (default), mmio, ioport or msr");
+    add_format_option(*c.compare, a.format, report::Subject::ProfileCompare);
+    add_export_options(*c.compare, a.exports, report::Subject::ProfileCompare);
     c.live = c.profile->add_subcommand("live", "a refreshing view: counts, rates and latency per reason");
     auto* live_pid = c.live->add_option("-p,--pid", a.pids, "process to watch (repeatable)");
     c.live->add_flag("-a,--all", a.all, "every process")->excludes(live_pid);
@@ -230,16 +232,18 @@ int cmd_profile(const ProfileCommands& c, const ProfileArgs& a, const std::atomi
         return emit(out, rep, "", {}, perf).written ? kOk : kHost;
     }
     auto opt = options(a);
+    auto out = plan_outputs(a.format, a.exports, "", report::Subject::ProfileCompare);
+    report::ProfileComparison cmp{{}, opt.mode};
     if (a.vs.empty()) {
         if (a.files.size() != 2)
             throw UsageError("profile compare takes two traces, OLD NEW, or several a side: OLD1 OLD2 --vs NEW1 NEW2");
         auto old_rep = analyzed(a.files[0], opt);
         auto new_rep = analyzed(a.files[1], opt);
-        write_stdout(report::render_profile_compare(profile::compare(old_rep, new_rep), opt.mode));
-        return kOk;
+        cmp.changes = profile::compare(old_rep, new_rep);
+    } else {
+        cmp.changes = compare_trace_sets(a, opt);
     }
-    write_stdout(report::render_profile_compare(compare_trace_sets(a, opt), opt.mode));
-    return kOk;
+    return emit(out, cmp).written ? kOk : kHost;
 }
 
 } // namespace eb::cli
