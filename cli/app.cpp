@@ -1,5 +1,4 @@
 #include "cli/app.h"
-#include "cli/version.h"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -7,41 +6,33 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
-#include <cstring>
 #include <fmt/format.h>
-#include <iostream>
 #include <optional>
-#include <poll.h>
-#include <sys/stat.h>
 #include <system_error>
 #include <unistd.h>
 
-#include "cli/errors.h"
-#include "report/sanitize.h"
-#include "cli/help.h"
 #include "cli/calibrate.h"
 #include "cli/compare.h"
 #include "cli/completion.h"
+#include "cli/emit.h"
+#include "cli/errors.h"
 #include "cli/export.h"
-#include "cli/kselftest.h"
-#include "cli/merge.h"
+#include "cli/help.h"
 #include "cli/history.h"
 #include "cli/host_profile.h"
 #include "cli/import.h"
+#include "cli/kselftest.h"
+#include "cli/list.h"
+#include "cli/merge.h"
 #include "cli/profile.h"
 #include "cli/recipe.h"
 #include "cli/run.h"
 #include "cli/suggest.h"
-#include "env/host_env.h"
+#include "lab/version.h"
 #include "profile/record.h"
-#include "vmm/boot.h"
 #include "report/exporter.h"
-#include "report/json.h"
-#include "suite/kut_diff.h"
-#include "suite/registry.h"
-#include "suite/runner.h"
+#include "report/sanitize.h"
 #include "sys/error.h"
-
 
 namespace eb::cli {
 
@@ -50,7 +41,6 @@ namespace {
 std::atomic<bool> g_interrupted{false};
 std::atomic<bool> g_polling{false};  // the command checks g_interrupted and stops in order
 std::atomic<int> g_signals{0};
-std::atomic<bool> g_stdout_gone{false};
 
 // SIGINT, SIGTERM and SIGHUP all ask for an orderly stop: finished results
 // are written and the ftrace instance is removed. A second signal ends the
@@ -77,110 +67,6 @@ void install_stop_handlers() {
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART;
     for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
-}
-
-// True when stdout is a pipe or socket whose reader has gone (`| head`).
-bool stdout_reader_gone() {
-    struct stat st {};
-    if (fstat(STDOUT_FILENO, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) return false;
-    pollfd p{STDOUT_FILENO, 0, 0};
-    return poll(&p, 1, 0) == 1 && (p.revents & POLLERR);
-}
-
-// What was printed with fmt or iostreams is only known to have arrived once
-// flushed. A reader that went away ends the command normally; any other
-// failure (a full disk) is an error.
-int finish_stdout(int rc) {
-    errno = 0;
-    bool ok = std::fflush(stdout) == 0 && !std::ferror(stdout) && !std::cout.bad();
-    if (ok || g_stdout_gone.load() || stdout_reader_gone()) return rc;
-    fmt::print(stderr, "exitbench: error: cannot write to stdout: {}\n", errno ? std::strerror(errno) : "I/O error");
-    return rc == kOk ? kHost : rc;
-}
-
-int cmd_list(const std::string& device, bool all, bool kut_differences) {
-    if (kut_differences) {  // the README's table: needs no /dev/kvm
-        fmt::print("{}", suite::kut_differences_markdown());
-        return kOk;
-    }
-    auto sys = open_kvm(device);
-    auto ctx = suite::probe_context(sys);
-    ctx.apic_mode = suite::resolve_apic_mode("auto", ctx);
-    size_t w = 4;
-    for (const auto& t : suite::registry())
-        if (all || !t.internal) w = std::max(w, t.name.size());
-    fmt::print("{:<{}} {:<26} {}\n", "test", w, "expects per iteration", "what it exercises");
-    for (const auto& t : suite::registry()) {
-        if (t.internal && !all) continue;
-        fmt::print("{:<{}} {:<26} {}\n", t.name, w, t.expect.describe(), t.summary);
-        if (!t.aliases.empty()) fmt::print("{:<{}}   alias: {}\n", "", w, fmt::join(t.aliases, ", "));
-        if (t.min_vcpus > 1 || t.parallel)
-            fmt::print("{:<{}}   {}{}\n", "", w, t.min_vcpus > 1 ? fmt::format("runs with at least {} vCPUs", t.min_vcpus) : "",
-                       t.parallel ? "runs on every vCPU at once (KUT's parallel)" : "");
-        if (t.expect.may_be_zero)
-            fmt::print("{:<{}}   may measure no exit: {}\n", "", w, t.expect.zero_why);
-        if (auto why = t.skip_reason(ctx)) fmt::print("{:<{}}   skipped on this host: {}\n", "", w, *why);
-        if (auto known = t.known_issue(ctx.backend)) fmt::print("{:<{}}   on this host: {}\n", "", w, *known);
-        for (const auto* d : suite::kut_differences_of(t.name))
-            fmt::print("{:<{}}   differs from vmexit.flat: {} (vmexit.c: {}); {}\n", "", w, d->exitbench, d->vmexit_c,
-                       d->effect);
-    }
-    fmt::print("\nEvery test also differs from vmexit.flat in how it is timed and summarized: "
-               "`list --kut-differences` prints all differences.\n");
-    fmt::print("KVM backend here: {}\n", vmm::backend_name(ctx.backend));
-    return kOk;
-}
-
-int cmd_env(const std::string& device) {
-    std::optional<uint64_t> khz;
-    try {
-        auto sys = kvm::System::open(device);
-        khz = suite::probe_context(sys).tsc_khz;
-    } catch (const std::exception& e) {
-        fmt::print(stderr, "exitbench: warning: {}; KVM facts are missing\n", e.what());
-    }
-    auto facts = env::capture(vmm::probe_host(khz));
-    size_t w = 0;
-    for (const auto& [k, v] : facts) w = std::max(w, k.size());
-    for (const auto& [k, v] : facts) fmt::print("{:<{}}  {}\n", k, w, v);
-    return kOk;
-}
-
-int cmd_run(const std::string& device, const RunArgs& a, const HostProfileArgs& hpa) {
-    if (a.no_save && (!a.db.empty() || !a.label.empty() || !a.note.empty()))
-        throw UsageError("--no-save does not save, so --db, --label and --note have nothing to apply to");
-    auto plan = plan_run(a);
-    if (!a.no_save) require_saveable(a.db);
-    auto exporter = stdout_exporter(a.format, report::Subject::Run);
-    auto exports = plan_exports(a.exports, a.json, report::Subject::Run);
-    auto host_plan = plan_host_profile(hpa);
-    // Before KVM: a host that may not sample says so before anything runs.
-    auto profiler = host_plan ? start_host_profiler(*host_plan) : nullptr;
-    auto sys = open_kvm(device);
-    install_stop_handlers();
-    auto rep = execute(sys, plan, g_interrupted, isatty(STDERR_FILENO), profiler.get());
-
-    // The file first: a closed or full stdout must not cost the results.
-    int rc = rep.interrupted ? kInterrupted : kOk;
-    if (rc == kOk && std::any_of(rep.results.begin(), rep.results.end(),
-                                 [](const auto& r) { return suite::is_failure(r.status); }))
-        rc = kTestFailed;
-    if (profiler && !write_html_with_flames(exports, *profiler, rep)) rc = kHost;
-    if (!write_exports(exports, rep)) rc = kHost;  // stdout below still shows the results
-    // An interrupted run is partial: it would mislead a later comparison.
-    // A lost save outranks a failed test: the result exists only in the file it names.
-    if (!a.no_save && !rep.interrupted && !save_run(a.db, rep, a.label, a.note)) rc = kNotSaved;
-    std::string host_tables;
-    if (profiler) {
-        bool written = true;
-        host_tables = finish_host_profile(*profiler, *host_plan, rep, written);
-        if (!written) rc = kHost;
-    }
-    write_stdout(exporter->render(rep));
-    // The tables follow a table on stdout; beside any other format they go to stderr.
-    if (a.format == "table") write_stdout(host_tables);
-    else fmt::print(stderr, "{}", host_tables);
-    return ktap_stdout(a.format) ? skip_if_all_skipped(rc, rep) : rc;
 }
 
 // A live compare saves each configuration's rounds as a run labelled LABEL/CONFIG.
@@ -212,24 +98,39 @@ struct Commands {
     ReportCommands report;
 
     Commands() {
-        app.set_version_flag("--version", std::string("exitbench ") + version() +
-                                              (*git_describe() ? std::string(" (git ") + git_describe() + ")" : ""));
+        app.set_version_flag("--version", std::string("exitbench ") + lab::version() +
+                                              (*lab::git_describe() ? std::string(" (git ") + lab::git_describe() + ")" : ""));
         app.require_subcommand(0, 1);
         app.allow_extras();  // so an unknown command gets our message, not CLI11's
         app.add_option("--device", device, "KVM device node")->capture_default_str();
         // Root options after a command too (`run --device X`): subcommands
         // created from here on inherit it.
         app.fallthrough();
+        add_list_and_env();
+        add_recipe();
+        profile = add_profile_commands(app, profile_args);
+        add_compare();
+        calibrate = add_calibrate_command(app, calibrate_args);
+        history = add_history_commands(app, history_args);
+        import = add_import_commands(app, import_args);
+        completion = app.add_subcommand("completion", "print a bash or zsh completion script");
+        completion->add_option("shell", shell, "bash or zsh")->required();
+        report = add_report_commands(app, merge_args);
+        add_run();
+        finish_help(app);
+    }
 
+    void add_list_and_env() {
         list = app.add_subcommand("list", "list the tests, what each expects, and skips on this host");
         list->add_flag("--all", list_all, "include the harness self-tests");
         list->add_flag("--kut-differences", list_kut,
                        "print how the tests differ from kvm-unit-tests' vmexit.flat, as a markdown table");
         list->allow_extras(false);
-
         env = app.add_subcommand("env", "print the host environment a result records");
         env->allow_extras(false);
+    }
 
+    void add_recipe() {
         recipe = app.add_subcommand("recipe", "known experiments (BHI SPEC_CTRL, EFER switching, IPI paths) as ready comparisons");
         recipe->require_subcommand(1);
         recipe->add_subcommand("list", "list the recipes and the question each answers")->allow_extras(false);
@@ -242,9 +143,9 @@ struct Commands {
         // A recipe brings its own tests and configurations: hide what cannot apply.
         for (const char* name : {"tests", "--a", "--b", "--config", "--vs"})
             recipe_run->remove_option(recipe_run->get_option(name));
+    }
 
-        profile = add_profile_commands(app, profile_args);
-
+    void add_compare() {
         compare = app.add_subcommand("compare", "A/B: configurations in interleaved rounds (--a/--b; the round is "
                                                 "the unit), or saved runs (A1.json ... --vs B1.json ...; the run, or "
                                                 "the boot when the sides' boots differ, is the unit: one run a side "
@@ -260,17 +161,9 @@ struct Commands {
         add_save_options(*compare, compare_args);
         compare->add_option("--against", compare_args.against,
                             "'last': the newest saved run vs the newest earlier one with the same tests and host");
+    }
 
-        calibrate = add_calibrate_command(app, calibrate_args);
-
-        history = add_history_commands(app, history_args);
-        import = add_import_commands(app, import_args);
-
-        completion = app.add_subcommand("completion", "print a bash or zsh completion script");
-        completion->add_option("shell", shell, "bash or zsh")->required();
-
-        report = add_report_commands(app, merge_args);
-
+    void add_run() {
         run = app.add_subcommand("run", "run tests (all of the default suite when none are named)");
         add_run_options(*run, run_args);
         add_export_options(*run, run_args.exports, report::Subject::Run);
@@ -280,8 +173,8 @@ struct Commands {
         run->add_option("--label", run_args.label, "file the saved run under this label, e.g. before-v2");
         run->add_option("--note", run_args.note, "a note saved with the run");
         add_host_profile_options(*run, host_profile_args);
-        finish_help(app);
     }
+
     // The --format of the command given ("" for one without).
     std::string stdout_format() const {
         if (*run) return run_args.format;
@@ -396,7 +289,7 @@ int dispatch(Commands& c) {
     if (*c.profile.profile) return cmd_profile(c.profile, c.profile_args, g_interrupted);
     if (*c.compare) return cmd_compare(c.device, c.compare_args, g_interrupted);
     if (*c.calibrate) return cmd_calibrate(c.device, c.calibrate_args, g_interrupted);
-    return cmd_run(c.device, c.run_args, c.host_profile_args);
+    return cmd_run(c.device, c.run_args, c.host_profile_args, g_interrupted);
 }
 
 // Runs a command: its exceptions become one line and an exit code. Messages
@@ -430,18 +323,6 @@ int guarded(F&& command) {
 }
 
 } // namespace
-
-void write_stdout(std::string_view text) {
-    if (g_stdout_gone.load()) return;
-    errno = 0;
-    if (std::fwrite(text.data(), 1, text.size(), stdout) == text.size() && std::fflush(stdout) == 0) return;
-    int e = errno;
-    if (e == EPIPE || stdout_reader_gone()) {
-        g_stdout_gone.store(true);
-        return;
-    }
-    throw HostError(fmt::format("cannot write to stdout: {}", std::strerror(e ? e : EIO)));
-}
 
 int main(int argc, char** argv) {
     // Write errors come back as errors (EPIPE, EFBIG) instead of killing the

@@ -16,10 +16,6 @@ namespace eb::cli {
 // 130 interrupted.
 enum Exit { kOk = 0, kTestFailed = 1, kUsage = 2, kHost = 3, kNotTestable = 4, kNotSaved = 5, kInterrupted = 130 };
 int main(int argc, char** argv);
-// Writes a command's output to stdout at once. A reader that went away
-// (EPIPE: `| head`) silences the rest of the output without an error; any other
-// failure throws HostError naming it.
-void write_stdout(std::string_view text);
 // For tests: parses `args` (without the program name) as main() would,
 // running nothing; kOk when a command would run, else the usage exit code.
 int parse_only(const std::vector<std::string>& args);

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "cli/app.h"
+#include "cli/emit.h"
 #include "cli/errors.h"
 #include "cli/history.h"
 #include "cli/parse.h"
@@ -116,7 +117,7 @@ int cmd_calibrate(const std::string& device, const CalibrateArgs& a, const std::
     req.alpha = parse_number("--alpha", a.alpha, 1e-6, 0.5);
     req.db = db_path(a.db);
     require_saveable(a.db);
-    open_kvm(device);  // a host without KVM is one line, not K failed runs
+    lab::open_kvm(device);  // a host without KVM is one line, not K failed runs
     req.run_words = run_words(device, args);
     lab::CalibrateOutcome out;
     try {

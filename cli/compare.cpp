@@ -11,13 +11,14 @@
 
 #include "cli/app.h"
 #include "cli/compare_live.h"
+#include "cli/emit.h"
 #include "cli/history.h"
 #include "cli/errors.h"
 #include "cli/kselftest.h"
 #include "env/host_env.h"
 #include "lab/calibration_lookup.h"
 #include "report/compare.h"
-#include "report/json.h"
+#include "result/json.h"
 #include "report/sanitize.h"
 #include "report/sha256.h"
 #include "suite/compare.h"
@@ -73,7 +74,7 @@ void add_compare_options(CLI::App& cmd, CompareArgs& a) {
     cmd.add_option("--seed", a.seed, "seed of the per-round order shuffle with three or more configurations");
 }
 
-RunPlan plan_config(const std::string& label, const std::vector<std::string>& words, const RunArgs& common) {
+lab::RunPlan plan_config(const std::string& label, const std::vector<std::string>& words, const RunArgs& common) {
     RunArgs args = common;
     if (args.repeats.empty()) args.repeats = "3";  // per round: the round is the unit, not the repeat
     CLI::App parser;
@@ -244,7 +245,7 @@ void refuse_duplicates(const std::vector<std::vector<std::string>>& paths,
             const auto& p = paths[k][i];
             std::error_code ec;
             std::string id = is_history_ref(p) ? p : std::filesystem::weakly_canonical(p, ec).string();
-            std::string digest = report::sha256_hex(report::to_json(sides[k][i]).dump());
+            std::string digest = report::sha256_hex(result::to_json(sides[k][i]).dump());
             for (const auto& [name, other_id, other_digest] : seen)
                 if (id == other_id || digest == other_digest)
                     throw UsageError(fmt::format(
@@ -287,64 +288,69 @@ int apply_gate(const suite::ComparisonReport& cmp, double fail_pct) {
 
 } // namespace
 
+namespace {
+
+// Saved-result mode: the sides loaded, what differs between them said in
+// `header`, and each test compared with the run (or the boot) as the unit.
+suite::ComparisonReport compare_saved_sides(const CompareArgs& a, const std::vector<std::vector<std::string>>& refs,
+                                            double alpha, std::vector<std::string>& header) {
+    reject_run_options(a);
+    if (a.common.no_save || !a.common.label.empty() || !a.common.note.empty())
+        throw UsageError("--label, --note and --no-save apply when compare runs configurations itself; "
+                         "saved results are in the history already");
+    auto paths = expand_sides(refs, a.db);
+    std::vector<std::vector<suite::RunReport>> sides(paths.size());
+    std::vector<std::string> labels;
+    for (size_t k = 0; k < paths.size(); ++k) {
+        for (const auto& p : paths[k]) sides[k].push_back(load_result(p, a.db));
+        bool from_history = std::any_of(refs[k].begin(), refs[k].end(), is_history_ref);
+        labels.push_back(from_history ? ref_label(refs[k], paths[k].size()) : side_label(paths[k], k == 0 ? "A" : "B"));
+        if (paths[k].size() > 1) header.push_back(fmt::format("  {}: {}", labels.back(), fmt::join(paths[k], " ")));
+    }
+    bool any_history = std::any_of(refs.begin(), refs.end(), [](const auto& side) {
+        return std::any_of(side.begin(), side.end(), is_history_ref);
+    });
+    header.push_back(fmt::format("saved results: {} vs {} {}", sides[0].size(), sides[1].size(),
+                                 any_history ? "run(s)" : "file(s)"));
+    refuse_duplicates(paths, sides);
+    auto prov = provenance(paths, sides);
+    header.insert(header.end(), prov.begin(), prov.end());
+    require_shared_test(paths, sides);
+    auto found = lab::find_calibrations(a.db, sides);
+    auto cmp = suite::compare_saved(labels, sides, alpha, found.spreads);
+    if (cmp.unit == suite::Unit::Run) cmp.warnings.insert(cmp.warnings.end(), found.warnings.begin(), found.warnings.end());
+    return cmp;
+}
+
+} // namespace
+
 int cmd_compare(const std::string& device, const CompareArgs& a, const std::atomic<bool>& interrupt) {
     double alpha = parse_fraction("--alpha", a.alpha, 1e-6, 0.5);
     std::optional<double> fail_pct;
     if (!a.fail_if_slower.empty()) fail_pct = parse_fraction("--fail-if-slower", a.fail_if_slower, 0, 1e6);
-    auto exporter = stdout_exporter(a.common.format, report::Subject::Compare);
-    auto exports = plan_exports(a.common.exports, a.common.json, report::Subject::Compare);
+    auto out = plan_outputs(a.common.format, a.common.exports, a.common.json, report::Subject::Compare);
 
-    suite::ComparisonReport cmp;
-    std::vector<std::string> header;
-    LiveRuns ran;  // stays empty when saved results are compared: nothing new to save
+    report::Comparison doc;
+    lab::LiveRuns ran;  // stays empty when saved results are compared: nothing new to save
     if (auto refs = saved_sides(a)) {
-        reject_run_options(a);
-        if (a.common.no_save || !a.common.label.empty() || !a.common.note.empty())
-            throw UsageError("--label, --note and --no-save apply when compare runs configurations itself; "
-                             "saved results are in the history already");
-        auto expanded = expand_sides(*refs, a.db);
-        auto* paths = &expanded;
-        std::vector<std::vector<suite::RunReport>> sides(paths->size());
-        std::vector<std::string> labels;
-        for (size_t k = 0; k < paths->size(); ++k) {
-            for (const auto& p : (*paths)[k]) sides[k].push_back(load_result(p, a.db));
-            bool from_history = std::any_of((*refs)[k].begin(), (*refs)[k].end(), is_history_ref);
-            labels.push_back(from_history ? ref_label((*refs)[k], (*paths)[k].size())
-                                          : side_label((*paths)[k], k == 0 ? "A" : "B"));
-            if ((*paths)[k].size() > 1)
-                header.push_back(fmt::format("  {}: {}", labels.back(), fmt::join((*paths)[k], " ")));
-        }
-        bool any_history = std::any_of(refs->begin(), refs->end(), [](const auto& side) {
-            return std::any_of(side.begin(), side.end(), is_history_ref);
-        });
-        header.push_back(fmt::format("saved results: {} vs {} {}", sides[0].size(), sides[1].size(),
-                                     any_history ? "run(s)" : "file(s)"));
-        refuse_duplicates(*paths, sides);
-        auto prov = provenance(*paths, sides);
-        header.insert(header.end(), prov.begin(), prov.end());
-        require_shared_test(*paths, sides);
-        auto found = lab::find_calibrations(a.db, sides);
-        cmp = suite::compare_saved(labels, sides, alpha, found.spreads);
-        if (cmp.unit == suite::Unit::Run) cmp.warnings.insert(cmp.warnings.end(), found.warnings.begin(), found.warnings.end());
+        doc.report = compare_saved_sides(a, *refs, alpha, doc.header);
     } else {
         if (a.common.no_save && (!a.db.empty() || !a.common.label.empty() || !a.common.note.empty()))
             throw UsageError("--no-save does not save, so --db, --label and --note have nothing to apply to");
         if (!a.common.no_save) require_saveable(a.db);
-        cmp = run_live(device, a, alpha, interrupt, header, &ran);
+        doc.report = run_live(device, a, alpha, interrupt, doc.header, ran);
     }
-
-    // The files first: a closed stdout must not lose them.
-    report::Comparison doc{std::move(cmp), std::move(header)};
-    bool written = write_exports(exports, doc);
     // An interrupted compare is partial: it would mislead a later one.
-    bool saved = a.common.no_save || interrupt.load() || save_live(a, ran);
-    write_stdout(exporter->render(doc));
-    const auto& result = doc.report;
-    if (!written) return kHost;
-    if (!saved) return kNotSaved;
+    std::vector<lab::LabelledRun> runs;
+    if (!a.common.no_save && !interrupt.load()) runs = lab::runs_to_save(ran, a.common.label, a.common.note);
+    std::vector<ToSave> saves;
+    for (const auto& r : runs) saves.push_back({&r.run, r.label, r.note});
+    auto done = emit(out, doc, a.db, saves);
+    if (!done.written) return kHost;
+    if (!done.saved) return kNotSaved;
     if (interrupt.load()) return kInterrupted;
-    if (fail_pct) return apply_gate(result, *fail_pct);
-    if (result.tests.empty()) return kTestFailed;
+    if (fail_pct) return apply_gate(doc.report, *fail_pct);
+    if (doc.report.tests.empty()) return kTestFailed;
     return ktap_stdout(a.common.format) ? skip_if_all_skipped(kOk, doc) : kOk;
 }
 

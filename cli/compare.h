@@ -28,6 +28,6 @@ std::vector<std::string> split_args(const std::string& s);
 
 // One configuration's run options (already split into words), parsed as
 // `run` would; throws UsageError naming the configuration.
-RunPlan plan_config(const std::string& label, const std::vector<std::string>& words, const RunArgs& common);
+lab::RunPlan plan_config(const std::string& label, const std::vector<std::string>& words, const RunArgs& common);
 
 } // namespace eb::cli

@@ -1,42 +1,21 @@
-// compare's live mode: configurations run in interleaved rounds, one fresh
-// VM per test and configuration in each round; the round is the unit.
+// compare's live mode on the command line: the configurations (--a/--b,
+// --config, or a recipe's) and the schedule, parsed, then run by the use case
+// (lab/compare_live.h).
 #pragma once
 #include <atomic>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "cli/compare.h"
+#include "lab/compare_live.h"
 #include "suite/compare.h"
 
 namespace eb::cli {
 
-// The run order of round r: two configurations alternate AB, BA, ... so that
-// neither always runs first; more are shuffled per round.
-std::vector<size_t> round_order(size_t configs, uint64_t round, std::mt19937_64& rng);
-
-// What a live compare ran: rounds[k][r] is configuration k's result in round r.
-struct LiveRuns {
-    std::vector<std::string> labels, shown;  // each configuration's label and options as given
-    std::vector<std::vector<suite::RunReport>> rounds;
-};
-
-// Runs the configurations and compares them round by round; `header` gets
-// the lines that describe what ran, `ran` (if given) the results.
+// Runs the configurations of `a` in interleaved rounds; `header` gets the
+// lines that say what ran, `ran` the results.
 suite::ComparisonReport run_live(const std::string& device, const CompareArgs& a, double alpha,
                                  const std::atomic<bool>& interrupt, std::vector<std::string>& header,
-                                 LiveRuns* ran = nullptr);
-
-// One configuration's rounds as one run whose sessions are the rounds (in
-// round order), as `run --sessions N` would have saved them.
-suite::RunReport merge_rounds(const std::vector<suite::RunReport>& rounds);
-
-// Saves each configuration as a run labelled BASE/CONFIG, BASE being --label
-// or compare-TIMESTAMP; a failure is a warning, as for `run`.
-bool save_live(const CompareArgs& a, const LiveRuns& ran);
-
-// Default rounds: 8 make a verdict reachable for typical spreads. With
-// --time-budget a pilot fixes the number instead (suite/stop_rule.h).
-inline constexpr uint64_t kDefaultRounds = 8;
+                                 lab::LiveRuns& ran);
 
 } // namespace eb::cli

@@ -1,18 +1,17 @@
-// Errors the CLI maps to exit codes (see app.h).
+// Errors the CLI maps to exit codes (see app.h): its own usage error, and
+// those of the layers below under the names the command line uses.
 #pragma once
 #include <stdexcept>
+
+#include "lab/run.h"
+#include "sys/error.h"
 
 namespace eb::cli {
 
 struct UsageError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
-struct HostError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-// KVM cannot be used on this host at all: kselftest's "skip".
-struct NoKvm : HostError {
-    using HostError::HostError;
-};
+using eb::HostError;
+using lab::NoKvm;  // kselftest's "skip"
 
 } // namespace eb::cli

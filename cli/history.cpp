@@ -17,7 +17,7 @@
 #include "cli/errors.h"
 #include "cli/suggest.h"
 #include "history/store.h"
-#include "report/json.h"
+#include "result/json.h"
 #include "report/sanitize.h"
 #include "sys/file.h"
 #include "sys/io.h"
@@ -71,7 +71,7 @@ history::RunRow require_run(Store& st, int64_t id) {
 
 suite::RunReport parse_saved(const std::string& text, int64_t id) {
     try {
-        return report::from_json(nlohmann::json::parse(text));
+        return result::from_json(nlohmann::json::parse(text));
     } catch (const std::exception& e) {
         throw UsageError(fmt::format("run {}: the saved result does not read back: {}", id, e.what()));
     }
@@ -178,7 +178,7 @@ void keep_unsaved(const std::string& db, const suite::RunReport& r, const std::s
     stamp.erase(std::remove(stamp.begin(), stamp.end(), ':'), stamp.end());
     std::string base = fmt::format("{}.unsaved-{}-{}", std::filesystem::path(db).filename().string(), stamp,
                                    ::getpid());
-    std::string text = report::to_json(r).dump(2) + "\n";
+    std::string text = result::to_json(r).dump(2) + "\n";
     std::error_code ec;
     auto tmp = std::filesystem::temp_directory_path(ec);  // TMPDIR, else /tmp
     for (auto dir : {std::filesystem::path(db).parent_path(), ec ? std::filesystem::path("/tmp") : tmp}) {
@@ -269,7 +269,7 @@ int cmd_history(const HistoryCommands& c, const HistoryArgs& a) {
         if (*c.show) return show_run(st, id);
         if (*c.rm) return remove_run(st, id, a.yes);
         require_run(st, id);
-        std::cout << report::to_json(parse_saved(*st.result_json(id), id)).dump(2) << "\n" << std::flush;
+        std::cout << result::to_json(parse_saved(*st.result_json(id), id)).dump(2) << "\n" << std::flush;
         return kOk;
     });
 }
@@ -286,7 +286,7 @@ suite::RunReport load_result(const std::string& path, const std::string& db) {
         throw UsageError(e.what());
     }
     try {
-        return report::from_json(report::parse_document(f, path));
+        return result::from_json(result::parse_document(f, path));
     } catch (const std::exception& e) {
         std::string why = e.what();
         throw UsageError(why.rfind(path, 0) == 0 ? why : path + ": " + why);

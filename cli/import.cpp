@@ -1,5 +1,4 @@
 #include "cli/import.h"
-#include "cli/version.h"
 
 #include <cerrno>
 #include <cstring>
@@ -8,6 +7,7 @@
 #include <fstream>
 
 #include "cli/app.h"
+#include "cli/emit.h"
 #include "cli/errors.h"
 #include "cli/history.h"
 #include "cli/import_kut.h"

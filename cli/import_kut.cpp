@@ -7,7 +7,8 @@
 #include "cli/errors.h"
 #include "cli/import.h"
 #include "cli/run.h"
-#include "cli/version.h"
+#include "lab/run.h"
+#include "lab/version.h"
 #include "report/kut_import.h"
 #include "report/sha256.h"
 
@@ -105,11 +106,11 @@ std::vector<Input> read_inputs(const std::vector<std::string>& args, KutGrouping
 // which the file does not name: they stay empty rather than borrow this host's.
 void set_provenance(suite::RunReport& rep, const std::vector<std::string>& argv) {
     auto imported = rep.provenance.imported;
-    rep.provenance = capture_provenance(argv);
+    rep.provenance = lab::capture_provenance(argv);
     rep.provenance.hostname.clear();
     rep.provenance.boot_id.clear();
     rep.provenance.imported = imported;
-    rep.tool_version = version();
+    rep.tool_version = lab::version();
     rep.host.cpu_model = "unknown (imported)";
 }
 

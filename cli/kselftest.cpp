@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/app.h"
+#include "cli/emit.h"
 #include "cli/errors.h"
 #include "report/ci_cases.h"
 #include "report/ktap.h"

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/app.h"
+#include "cli/emit.h"
 #include "cli/errors.h"
 #include "cli/history.h"
 #include "report/merge.h"
@@ -25,18 +26,14 @@ ReportCommands add_report_commands(CLI::App& app, MergeArgs& a) {
 }
 
 int cmd_report_merge(const MergeArgs& a) {
-    auto exporter = stdout_exporter(a.format, report::Subject::Merge);
-    auto exports = plan_exports(a.exports, "", report::Subject::Merge);
+    auto out = plan_outputs(a.format, a.exports, "", report::Subject::Merge);
     std::vector<report::MergeInput> in;
     for (const auto& arg : a.inputs) {
         // A label names every run filed under it; each is an input of its own.
         auto names = is_history_ref(arg) ? expand_ref(a.db, arg) : std::vector<std::string>{arg};
         for (const auto& name : names) in.push_back({name, load_result(name, a.db)});
     }
-    auto merged = report::merge_runs(in);
-    bool written = write_exports(exports, merged);  // the files first: a closed stdout must not lose them
-    write_stdout(exporter->render(merged));
-    return written ? kOk : kHost;
+    return emit(out, report::merge_runs(in)).written ? kOk : kHost;
 }
 
 } // namespace eb::cli

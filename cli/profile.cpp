@@ -14,11 +14,12 @@
 #include "cli/app.h"
 #include "cli/import.h"
 #include "cli/errors.h"
+#include "cli/emit.h"
 #include "cli/export.h"
 #include "cli/parse.h"
-#include "cli/profile_exec.h"
 #include "cli/profile_import.h"
 #include "cli/run.h"
+#include "lab/profile_exec.h"
 #include "profile/analyze.h"
 #include "profile/perf_text.h"
 #include "profile/record.h"
@@ -58,6 +59,8 @@ ProfileCommands add_profile_commands(CLI::App& app, ProfileArgs& a) {
                                              "old side's")->expected(1, 1000)->required();
     c.compare->add_option("--vs", a.vs, "the new side's traces: profile compare OLD1 OLD2 --vs NEW1 NEW2");
     c.compare->add_option("--event", a.event, "vmexit (default), mmio, ioport or msr");
+    add_format_option(*c.compare, a.format, report::Subject::ProfileCompare);
+    add_export_options(*c.compare, a.exports, report::Subject::ProfileCompare);
     c.live = c.profile->add_subcommand("live", "a refreshing view: counts, rates and latency per reason");
     auto* live_pid = c.live->add_option("-p,--pid", a.pids, "process to watch (repeatable)");
     c.live->add_flag("-a,--all", a.all, "every process")->excludes(live_pid);
@@ -158,7 +161,14 @@ int cmd_record(const ProfileArgs& a, const std::atomic<bool>& interrupt) {
     o.isa = vmm::exit_isa(host.backend);
     o.backend = host.backend_module;
     o.cpu_model = host.cpu_model;
-    if (!a.command.empty()) return record_command(a.command, o, interrupt);
+    if (!a.command.empty()) {
+        auto rec = lab::record_command(a.command, o, interrupt);
+        fmt::print("recorded {} events into {} while '{}' ran ({}); lost {}\n", rec.result.events, o.out,
+                   a.command[0], rec.status, rec.result.lost);
+        if (!rec.result.missing.empty())
+            fmt::print("tracepoints this kernel lacks: {}\n", fmt::join(rec.result.missing, ", "));
+        return kOk;
+    }
     profile::RecordResult r;
     try {
         r = profile::record(o, interrupt);
@@ -214,27 +224,26 @@ int cmd_profile(const ProfileCommands& c, const ProfileArgs& a, const std::atomi
     if (*c.report) {
         auto opt = options(a);
         if (a.perf_only && a.format != "table") throw UsageError("--perf prints perf's table; it takes no --format");
-        auto exporter = stdout_exporter(a.format, report::Subject::Profile);
-        auto exports = plan_exports(a.exports, a.json, report::Subject::Profile);
+        auto out = plan_outputs(a.format, a.exports, a.json, report::Subject::Profile);
         auto rep = analyzed(a.input, opt);
-        // The files first: a closed or full stdout must not cost them.
-        bool written = write_exports(exports, rep);
         // An imported perf table has nothing beyond perf's own columns to show.
         bool perf_table = a.perf_only || (!rep.imported.empty() && a.format == "table");
-        write_stdout(perf_table ? report::render_perf(rep) : exporter->render(rep));
-        return written ? kOk : kHost;
+        auto perf = perf_table ? std::optional(report::render_perf(rep)) : std::nullopt;
+        return emit(out, rep, "", {}, perf).written ? kOk : kHost;
     }
     auto opt = options(a);
+    auto out = plan_outputs(a.format, a.exports, "", report::Subject::ProfileCompare);
+    report::ProfileComparison cmp{{}, opt.mode};
     if (a.vs.empty()) {
         if (a.files.size() != 2)
             throw UsageError("profile compare takes two traces, OLD NEW, or several a side: OLD1 OLD2 --vs NEW1 NEW2");
         auto old_rep = analyzed(a.files[0], opt);
         auto new_rep = analyzed(a.files[1], opt);
-        write_stdout(report::render_profile_compare(profile::compare(old_rep, new_rep), opt.mode));
-        return kOk;
+        cmp.changes = profile::compare(old_rep, new_rep);
+    } else {
+        cmp.changes = compare_trace_sets(a, opt);
     }
-    write_stdout(report::render_profile_compare(compare_trace_sets(a, opt), opt.mode));
-    return kOk;
+    return emit(out, cmp).written ? kOk : kHost;
 }
 
 } // namespace eb::cli

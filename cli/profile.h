@@ -20,8 +20,8 @@ struct ProfileArgs {
     std::vector<std::string> vs;     // compare --vs
     std::string perf_data;           // import
     std::vector<std::string> command;  // record -- COMMAND ARGS
-    std::string format = "table";      // report: stdout format
-    std::map<std::string, std::string> exports;  // report: --export-FORMAT FILE
+    std::string format = "table";      // report, compare: stdout format
+    std::map<std::string, std::string> exports;  // report, compare: --export-FORMAT FILE
 };
 
 // Adds `profile` with record/report/compare/live/cleanup; returns the subcommands.

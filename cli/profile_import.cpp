@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cli/app.h"
+#include "cli/emit.h"
 #include "cli/errors.h"
 #include "sys/io.h"
 #include "cli/run.h"

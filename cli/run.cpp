@@ -1,49 +1,28 @@
 #include "cli/run.h"
-#include "cli/version.h"
-#include "cli/progress.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <charconv>
-#include <chrono>
-#include <csignal>
-#include <cstring>
-#include <filesystem>
-#include <ctime>
-#include <fstream>
-#include <numeric>
-#include <random>
-#include <thread>
 #include <fmt/format.h>
+#include <random>
 #include <sched.h>
 #include <unistd.h>
 
+#include "cli/app.h"
+#include "cli/emit.h"
 #include "cli/errors.h"
-#include "cli/parse.h"
-#include "profile/analyze.h"
-#include "profile/harness.h"
-#include "profile/record.h"
-#include "cli/profile_session.h"
-#include "cli/suggest.h"
+#include "cli/history.h"
 #include "cli/kselftest.h"
-#include "cli/trace_verify.h"
-#include "env/host_env.h"
+#include "cli/parse.h"
+#include "cli/progress.h"
+#include "cli/suggest.h"
 #include "guest/abi.h"
 #include "report/exporter.h"
-#include "sys/file.h"
 #include "suite/registry.h"
 #include "suite/runner.h"
-#include "vmm/boot.h"
-#include "vmm/image.h"
-#include "vmm/machine.h"
-
+#include "sys/file.h"
 
 namespace eb::cli {
 
 namespace {
-
-namespace fs = std::filesystem;
-
 
 std::vector<const suite::TestSpec*> select_tests(const std::vector<std::string>& names,
                                                  bool with_baseline) {
@@ -85,34 +64,6 @@ void check_cpu(const char* opt, int cpu) {
 }
 
 } // namespace
-
-suite::Provenance capture_provenance(const std::vector<std::string>& argv) {
-    suite::Provenance p;
-    std::time_t now = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    char stamp[32];
-    std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    p.timestamp_utc = stamp;
-    char host[256] = {};
-    if (gethostname(host, sizeof host - 1) == 0) p.hostname = host;
-    p.argv = argv;
-    p.git_describe = git_describe();
-    std::ifstream f("/proc/sys/kernel/random/boot_id");
-    std::getline(f, p.boot_id);  // stays empty where /proc does not say
-    return p;
-}
-
-kvm::System open_kvm(const std::string& device) {
-    try {
-        auto sys = kvm::System::open(device);
-        vmm::check_host(sys);
-        return sys;
-    } catch (const std::exception& e) {
-        throw NoKvm(e.what());
-    }
-}
-
 
 void add_run_options(CLI::App& run, RunArgs& ra) {
     run.add_option("tests", ra.tests, "test names (see 'list')");
@@ -188,8 +139,8 @@ void parse_numbers(const RunArgs& a, suite::RunSettings& s) {
 
 } // namespace
 
-RunPlan plan_run(const RunArgs& a) {
-    RunPlan p;
+lab::RunPlan plan_run(const RunArgs& a) {
+    lab::RunPlan p;
     auto& s = p.settings;
     parse_numbers(a, s);
     if (!a.cpu.empty()) {
@@ -243,48 +194,44 @@ void require_writable(const std::string& path) {
     }
 }
 
-suite::RunReport execute(const kvm::System& sys, const RunPlan& plan, const std::atomic<bool>& interrupt,
-                         bool progress, suite::MeasureHooks* hooks) {
-    const auto& s = plan.settings;
-    auto ctx = suite::probe_context(sys);
-    ctx.allow_invd = plan.allow_invd;
-    vmm::apply_cpuid_edits(ctx.cpuid, plan.cpuid_edits, vmm::guest_cpuid(sys));
-    ctx.apic_mode = suite::resolve_apic_mode(s.apic, ctx);
-    if (s.smp > static_cast<uint32_t>(ctx.host_cpus))
-        fmt::print(stderr, "exitbench: warning: {} vCPUs on {} host CPUs: overcommit skews the numbers\n",
-                   s.smp, ctx.host_cpus);
-    suite::RunReport rep;
-    rep.tool_version = version();
-    rep.provenance = capture_provenance(plan.argv);
-    rep.settings = s;
-    rep.host = vmm::probe_host(ctx.tsc_khz);
-    rep.env = env::capture(rep.host);
-    suite::Runner runner(sys, vmm::GuestImage::embedded(), ctx, s, rep.host.tsc_mhz, plan.cpuid_edits);
-    runner.set_hooks(hooks);
-    std::unique_ptr<ProfileSession> prof;
-    // Without kvm_exit there is nothing to attribute: record only when the trace is to be kept.
-    if (s.profile && (ProfileSession::can_attribute(rep.host.backend) || !plan.profile_out.empty()))
-        prof = std::make_unique<ProfileSession>(rep.host, plan.profile_out);
-    Progress shown(plan.tests.size(), s.sessions, progress);
-    rep.results = runner.run_all(
-        plan.tests, interrupt, [&](const suite::TestResult& r) { shown.done(r); },
-        [&](const suite::TestSpec& t) { shown.starting(t.name); });
-    suite::split_userspace_exits(rep);
-    if (prof) prof->attribute(rep.results);
-    else if (s.profile) ProfileSession::nothing_to_attribute(rep.results, rep.host);
-    prof.reset();  // its ftrace instance is gone before verification makes one
-    if (!interrupt.load() && s.trace_verify) {
-        auto vs = s;
-        vs.iterations = kTraceVerifyIterations;
-        vs.repeats = vs.sessions = 1;
-        vs.warmup = 0;
-        vs.per_exit = vs.profile = false;
-        suite::Runner verifier(sys, vmm::GuestImage::embedded(), ctx, vs, rep.host.tsc_mhz, plan.cpuid_edits);
-        verify_by_trace(rep.results, rep.host, [&](const suite::TestSpec& t) { return verifier.run(t, interrupt); },
-                        interrupt);
-    }
-    rep.interrupted = interrupt.load();
-    return rep;
+int cmd_run(const std::string& device, const RunArgs& a, const HostProfileArgs& hpa,
+            const std::atomic<bool>& interrupt) {
+    if (a.no_save && (!a.db.empty() || !a.label.empty() || !a.note.empty()))
+        throw UsageError("--no-save does not save, so --db, --label and --note have nothing to apply to");
+    auto plan = plan_run(a);
+    if (!a.no_save) require_saveable(a.db);
+    auto out = plan_outputs(a.format, a.exports, a.json, report::Subject::Run);
+    auto host_plan = plan_host_profile(hpa);
+    // Before KVM: a host that may not sample says so before anything runs.
+    auto profiler = host_plan ? start_host_profiler(*host_plan) : nullptr;
+    auto sys = lab::open_kvm(device);
+    Progress shown(plan.tests.size(), plan.settings.sessions, isatty(STDERR_FILENO));
+    auto rep = lab::execute(sys, plan, interrupt,
+                            {[&](const std::string& test) { shown.starting(test); },
+                             [&](const suite::TestResult& r) { shown.done(r); }},
+                            profiler.get());
+
+    int rc = rep.interrupted ? kInterrupted : kOk;
+    if (rc == kOk && std::any_of(rep.results.begin(), rep.results.end(),
+                                 [](const auto& r) { return suite::is_failure(r.status); }))
+        rc = kTestFailed;
+    // An interrupted run is partial: it would mislead a later comparison.
+    std::vector<ToSave> saves;
+    if (!a.no_save && !rep.interrupted) saves.push_back({&rep, a.label, a.note});
+    // The HTML export gets a flame graph per profiled test; the folded stacks
+    // and the tables come with the other outputs.
+    bool host_written = !profiler || write_html_with_flames(out.files, *profiler, rep), folded_written = true;
+    std::string host_tables;
+    if (profiler) host_tables = finish_host_profile(*profiler, *host_plan, rep, folded_written);
+    host_written = host_written && folded_written;
+    auto done = emit(out, rep, a.db, saves);
+    // The tables follow a table on stdout; beside any other format they go to stderr.
+    if (a.format == "table") write_stdout(host_tables);
+    else fmt::print(stderr, "{}", host_tables);
+    if (!done.written || !host_written) rc = kHost;  // stdout still showed the results
+    // A lost save outranks a failed test: the result exists only in the file it names.
+    if (!done.saved) rc = kNotSaved;
+    return ktap_stdout(a.format) ? skip_if_all_skipped(rc, rep) : rc;
 }
 
 } // namespace eb::cli

@@ -6,11 +6,8 @@
 #include <vector>
 
 #include "cli/export.h"
-#include "kvm/system.h"
-#include "suite/measure_hooks.h"
-#include "suite/result.h"
-#include "suite/spec.h"
-#include "vmm/cpuid_features.h"
+#include "cli/host_profile.h"
+#include "lab/run.h"
 
 namespace eb::cli {
 
@@ -42,28 +39,16 @@ inline constexpr uint32_t kDefaultRepeats = 4;
 void add_run_options(CLI::App& cmd, RunArgs& a);
 
 // Validated settings and test selection; throws UsageError or InputError.
-struct RunPlan {
-    suite::RunSettings settings;                // cpuid_edits there is the text, for the report
-    std::vector<vmm::CpuidEdit> cpuid_edits;    // the same, parsed once
-    std::vector<const suite::TestSpec*> tests;
-    bool allow_invd = false;
-    std::string profile_out;
-    std::vector<std::string> argv;
-};
-RunPlan plan_run(const RunArgs& a);
-
-// When, where and from which command and build a run happened.
-suite::Provenance capture_provenance(const std::vector<std::string>& argv);
-
-kvm::System open_kvm(const std::string& device);
+lab::RunPlan plan_run(const RunArgs& a);
 
 // An output file the user named must be writable before anything runs;
 // throws UsageError (exit 2) with the reason.
 void require_writable(const std::string& path);
 
-// Runs a plan; `progress` prints a line per test on stderr; `hooks` (e.g.
-// the host profiler) hear of the measured batches.
-suite::RunReport execute(const kvm::System& sys, const RunPlan& plan, const std::atomic<bool>& interrupt,
-                         bool progress, suite::MeasureHooks* hooks = nullptr);
+// `exitbench run`: plans, runs (lab::execute) with a progress line per test
+// on a terminal, then writes the exports, saves to the history and prints.
+// `hpa`: --host-profile and its folded stacks.
+int cmd_run(const std::string& device, const RunArgs& a, const HostProfileArgs& hpa,
+            const std::atomic<bool>& interrupt);
 
 } // namespace eb::cli

@@ -13,7 +13,7 @@
 
 #include "history/path.h"
 #include "history/stmt.h"
-#include "report/json.h"
+#include "result/json.h"
 #include "stats/summary.h"
 
 namespace eb::history {
@@ -244,7 +244,7 @@ int64_t Store::save(const suite::RunReport& r, const std::string& label, const s
                       "argv_json, label, note, tests, result_json, source) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
         run.bind(1, p.timestamp_utc).bind(2, p.hostname).bind(3, r.host.kernel_release).bind(4, p.boot_id);
         run.bind(5, r.tool_version).bind(6, p.git_describe).bind(7, json(p.argv).dump()).bind(8, label);
-        run.bind(9, note).bind(10, test_list(r)).bind(11, report::to_json(r).dump());
+        run.bind(9, note).bind(10, test_list(r)).bind(11, result::to_json(r).dump());
         run.bind(12, p.imported ? p.imported->source : std::string());
         run.step();
         int64_t id = sqlite3_last_insert_rowid(db_);

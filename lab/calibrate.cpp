@@ -17,7 +17,7 @@
 
 #include "history/store.h"
 #include "lab/records.h"
-#include "report/json.h"
+#include "result/json.h"
 #include "stats/nested.h"
 #include "sys/error.h"
 
@@ -72,7 +72,7 @@ std::pair<int, double> run_child(const std::string& exe, const std::vector<std::
 suite::RunReport read_run(const fs::path& p) {
     std::ifstream f(p);
     if (!f) throw std::runtime_error(fmt::format("a calibration run wrote no result ({})", p.string()));
-    return report::from_json(report::parse_document(f, p.string()));
+    return result::from_json(result::parse_document(f, p.string()));
 }
 
 std::vector<suite::RunReport> run_all(const CalibrateRequest& req, const std::atomic<bool>& interrupt,

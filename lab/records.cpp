@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "history/store.h"
-#include "report/json.h"
+#include "result/json.h"
 #include "stats/summary.h"
 
 namespace eb::lab {
@@ -48,7 +48,7 @@ std::vector<Record> records(const std::string& db, const suite::CalibrationIdent
         auto text = store.result_json(row.id);
         if (!text) continue;
         try {
-            auto r = report::from_json(nlohmann::json::parse(*text));
+            auto r = result::from_json(nlohmann::json::parse(*text));
             if (suite::mismatches(id, suite::identity_of(r)).empty()) out.push_back(from_run(r));
         } catch (const std::exception&) {
             continue;  // a run this build cannot read has nothing to add here

@@ -2,7 +2,7 @@
 // exitbench-merge, and the profile analysis. Written exactly as --json always wrote them.
 #include "report/compare.h"
 #include "report/exporter.h"
-#include "report/json.h"
+#include "result/json.h"
 
 namespace eb::report {
 
@@ -29,11 +29,33 @@ json merged_json(const Merged& m) {
             {"warnings", m.warnings}, {"groups", groups}};
 }
 
+// schema exitbench-profile-compare: per key, old and new side by side, the
+// shifts and, with several traces a side, the test across them.
+json profile_comparison_json(const ProfileComparison& c) {
+    json keys = json::array();
+    for (const auto& k : c.changes)
+        keys.push_back({{"name", k.name}, {"key", k.key}, {"info", k.info},
+                        {"old", {{"count", k.old_count}, {"share_pct", k.old_share_pct}, {"mean_ns", k.old_mean_ns},
+                                 {"p50_ns", k.old_p50_ns}, {"p99_ns", k.old_p99_ns}, {"traces", k.old_traces}}},
+                        {"new", {{"count", k.new_count}, {"share_pct", k.new_share_pct}, {"mean_ns", k.new_mean_ns},
+                                 {"p50_ns", k.new_p50_ns}, {"p99_ns", k.new_p99_ns}, {"traces", k.new_traces}}},
+                        {"timed", k.timed}, {"summary_only", k.summary_only},
+                        {"shift", {{"mean", k.mean_rel}, {"p50", k.p50_rel}, {"p99", k.p99_rel}}},
+                        {"tested", k.tested}, {"ratio", k.ratio}, {"ci95", {k.ci_lo, k.ci_hi}}, {"p", k.p},
+                        {"p_holm", k.p_holm}, {"verdict", k.verdict}});
+    return {{"schema", "exitbench-profile-compare"}, {"version", 1}, {"event", std::string(profile::mode_name(c.mode))},
+            {"keys", keys}};
+}
+
 class Json : public Exporter {
 public:
-    std::string render(const suite::RunReport& r) const override { return to_json(r).dump(2) + "\n"; }
+    std::string render(const suite::RunReport& r) const override { return result::to_json(r).dump(2) + "\n"; }
     std::string render(const Comparison& c) const override { return comparison_json(c.report).dump(2) + "\n"; }
     std::string render(const profile::Report& p) const override { return profile::to_json(p).dump(2) + "\n"; }
+    // Key names come from traces: replaced where not UTF-8, not fatal.
+    std::string render(const ProfileComparison& c) const override {
+        return profile_comparison_json(c).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+    }
     // Host names come from files and may not be UTF-8: replaced, not fatal.
     std::string render(const Merged& m) const override {
         return merged_json(m).dump(2, ' ', false, json::error_handler_t::replace) + "\n";

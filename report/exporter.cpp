@@ -12,6 +12,7 @@ const char* subject_name(Subject s) {
     case Subject::Compare: return "compare";
     case Subject::Profile: return "profile report";
     case Subject::Merge: return "report merge";
+    case Subject::ProfileCompare: return "profile compare";
     }
     return "?";
 }
@@ -20,21 +21,24 @@ namespace {
 [[noreturn]] void not_for(Subject s) {
     throw InputError(std::string("this format does not apply to ") + subject_name(s));
 }
-constexpr Subject kRun = Subject::Run, kCmp = Subject::Compare, kProf = Subject::Profile, kMerge = Subject::Merge;
+constexpr Subject kRun = Subject::Run, kCmp = Subject::Compare, kProf = Subject::Profile, kMerge = Subject::Merge,
+                  kPCmp = Subject::ProfileCompare;
 } // namespace
 
 std::string Exporter::render(const Comparison&) const { not_for(kCmp); }
 std::string Exporter::render(const profile::Report&) const { not_for(kProf); }
 std::string Exporter::render(const Merged&) const { not_for(kMerge); }
+std::string Exporter::render(const ProfileComparison&) const { not_for(kPCmp); }
 
 bool Format::applies(Subject s) const { return std::find(subjects.begin(), subjects.end(), s) != subjects.end(); }
 
 const std::vector<Format>& formats() {
     static const std::vector<Format> all = {
-        {"table", "the terminal report", {kRun, kCmp, kProf, kMerge}, false, table_exporter},
+        {"table", "the terminal report", {kRun, kCmp, kProf, kMerge, kPCmp}, false, table_exporter},
         {"kut", "vmexit.flat's \"name cycles\" lines", {kRun}, false, kut_exporter},
-        {"json", "the full result (schemas exitbench-run, exitbench-compare, exitbench-merge)",
-         {kRun, kCmp, kProf, kMerge}, true,
+        {"json", "the full result (schemas exitbench-run, exitbench-compare, exitbench-merge, "
+                 "exitbench-profile-compare)",
+         {kRun, kCmp, kProf, kMerge, kPCmp}, true,
          json_exporter},
         {"csv", "RFC 4180, a header row and one row per test (per test and configuration; per exit reason; "
                 "per group of hosts and test)",

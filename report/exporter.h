@@ -1,7 +1,7 @@
 // One exporter per output format, behind one interface: every command's
 // result (a run, a comparison, a profile analysis) is rendered through it,
 // and the formats are registered in one table (formats()).
-// Results of many hosts (report merge) are a subject too.
+// Results of many hosts (report merge) and profile compare's are subjects too.
 #pragma once
 #include <memory>
 #include <string>
@@ -22,8 +22,14 @@ struct Comparison {
     std::vector<std::string> header;
 };
 
+// profile compare's result: per key, the old and new traces side by side.
+struct ProfileComparison {
+    std::vector<profile::ReasonChange> changes;
+    profile::Mode mode = profile::Mode::VmExit;
+};
+
 // What a command produced.
-enum class Subject { Run, Compare, Profile, Merge };
+enum class Subject { Run, Compare, Profile, Merge, ProfileCompare };
 const char* subject_name(Subject s);
 
 class Exporter {
@@ -34,6 +40,7 @@ public:
     virtual std::string render(const Comparison& c) const;
     virtual std::string render(const profile::Report& p) const;
     virtual std::string render(const Merged& m) const;
+    virtual std::string render(const ProfileComparison& c) const;
 };
 
 struct Format {

@@ -221,6 +221,7 @@ public:
 
     std::string render(const profile::Report& p) const override { return render_extended(p); }
     std::string render(const Merged& m) const override { return render_merged(m); }
+    std::string render(const ProfileComparison& c) const override { return render_profile_compare(c.changes, c.mode); }
 };
 
 } // namespace

@@ -12,4 +12,10 @@ struct InputError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// The host cannot do what was asked (a device, a file system, tracefs):
+// exit 3 on the command line.
+struct HostError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
 } // namespace eb

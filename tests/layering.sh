@@ -15,10 +15,11 @@ declare -A may=(
     [env]="sys kvm guest vmm"
     [suite]="sys kvm guest vmm stats"
     [profile]="sys kvm stats"
-    [report]="sys kvm guest vmm stats suite profile"
-    [history]="sys kvm guest vmm stats suite profile report"
-    [lab]="sys kvm guest vmm stats suite profile report history"
-    [cli]="sys kvm guest vmm stats suite profile report history lab env"
+    [result]="sys kvm guest vmm stats suite"
+    [report]="sys kvm guest vmm stats suite result profile"
+    [history]="sys kvm guest vmm stats suite result"
+    [lab]="sys kvm guest vmm stats suite result profile report history env"
+    [cli]="sys kvm guest vmm stats suite result profile report history lab env"
 )
 
 bad=0

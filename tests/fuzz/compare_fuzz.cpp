@@ -8,7 +8,7 @@
 #include <string>
 
 #include "report/compare.h"
-#include "report/json.h"
+#include "result/json.h"
 #include "suite/compare.h"
 
 namespace {
@@ -16,7 +16,7 @@ namespace {
 bool load(const std::string& text, eb::suite::RunReport& out) {
     try {
         std::istringstream in(text);
-        out = eb::report::from_json(eb::report::parse_document(in, "fuzz.json"));
+        out = eb::result::from_json(eb::result::parse_document(in, "fuzz.json"));
         return true;
     } catch (const std::exception&) {
         return false;

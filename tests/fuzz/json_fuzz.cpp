@@ -4,14 +4,14 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
-#include "report/json.h"
+#include "result/json.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto j = nlohmann::json::parse(data, data + size, nullptr, false);
     if (j.is_discarded()) return 0;
     try {
-        auto r = eb::report::from_json(j);
-        (void)eb::report::to_json(r);  // whatever loads must also save
+        auto r = eb::result::from_json(j);
+        (void)eb::result::to_json(r);  // whatever loads must also save
     } catch (const std::exception&) {
     }
     return 0;

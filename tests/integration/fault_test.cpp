@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "cli_runner.h"
-#include "report/json.h"
+#include "result/json.h"
 
 using namespace eb;
 namespace fs = std::filesystem;
@@ -21,7 +21,7 @@ suite::RunReport load(const std::string& path) {
     std::ifstream f(path);
     std::stringstream ss;
     ss << f.rdbuf();
-    return report::from_json(nlohmann::json::parse(ss.str()));
+    return result::from_json(nlohmann::json::parse(ss.str()));
 }
 
 // Where tracefs keeps instances, once `profile cleanup` has mounted it; empty

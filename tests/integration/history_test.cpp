@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
-#include "report/json.h"
+#include "result/json.h"
 #include "tests/temp_dir.h"
 
 using namespace eb;
@@ -46,8 +46,8 @@ TEST_F(History, RunSavesAndHistoryListsShowsAndExports) {
 
     auto ex = run_cli({"history", "export", "1", "--json", "--db", db});
     ASSERT_EQ(ex.rc, 0) << ex.err;
-    auto rep = report::from_json(nlohmann::json::parse(ex.out));
-    EXPECT_EQ(rep.schema_version, report::kSchemaVersion);
+    auto rep = result::from_json(nlohmann::json::parse(ex.out));
+    EXPECT_EQ(rep.schema_version, result::kSchemaVersion);
     EXPECT_FALSE(rep.provenance.timestamp_utc.empty());
     EXPECT_FALSE(rep.provenance.hostname.empty());
     EXPECT_EQ(rep.provenance.boot_id.size(), 36u);
@@ -173,7 +173,7 @@ TEST_F(History, LiveCompareSavesEachConfigurationAsARun) {
     ASSERT_EQ(list.rc, 0) << list.err;
     EXPECT_EQ(std::count(list.out.begin(), list.out.end(), '\n'), 2) << list.out;  // header and run 2
     auto ex = run_cli({"history", "export", "2", "--json", "--db", db});
-    auto rep = report::from_json(nlohmann::json::parse(ex.out));
+    auto rep = result::from_json(nlohmann::json::parse(ex.out));
     EXPECT_EQ(find(rep, "cpuid").sessions.size(), 3u);  // one session per round
     EXPECT_EQ(rep.settings.sessions, 3u);
     // Saved, each configuration is one run (the pairing of its rounds is not

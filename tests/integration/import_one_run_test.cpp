@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
-#include "report/json.h"
+#include "result/json.h"
 #include "report/sha256.h"
 #include "tests/paths.h"
 #include "tests/temp_dir.h"
@@ -67,7 +67,7 @@ TEST_F(ImportOneRun, ALogsDirectoryIsOneRunWithEveryLogsSha256) {
         EXPECT_EQ((*it)["file"], logs + "/" + f);
         EXPECT_NE(show.out.find(sha), std::string::npos) << f << ": " << show.out;
     }
-    auto rep = eb::report::from_json(j);
+    auto rep = eb::result::from_json(j);
     EXPECT_EQ(find(rep, "vmcall").status, eb::suite::Status::Hung);
     EXPECT_NE(find(rep, "vmcall").detail.find("(timeout)"), std::string::npos);
     // The shell's logs/*.log makes the same run; --per-file makes one a log.

@@ -45,6 +45,27 @@ TEST_F(ImportPerf, ComparesAgainstAnExitbenchTraceOnMeansOnly) {
     EXPECT_NE(none.err.find("no msr table"), std::string::npos) << none.err;
 }
 
+// profile compare renders through the exporters: JSON on stdout and in a file
+// alike, and a format that does not apply is one line, exit 2.
+TEST_F(ImportPerf, ProfileCompareExportsJson) {
+    auto trace = eb::test::fixtures_dir() + "/profile/nested-svm-cpuid-msr-io.trace";
+    auto file = temp_path("pc.json");
+    auto r = run_cli({"profile", "compare", perf("report-vmexit.txt"), trace, "--format", "json", "--export-json", file});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["schema"], "exitbench-profile-compare");
+    EXPECT_EQ(j["event"], "vmexit");
+    ASSERT_FALSE(j["keys"].empty());
+    bool means_only = false;
+    for (const auto& k : j["keys"]) means_only |= k["summary_only"].get<bool>();
+    EXPECT_TRUE(means_only) << "a perf table against a trace compares means only\n" << r.out;
+    std::ifstream f(file);
+    EXPECT_EQ(nlohmann::json::parse(f), j);
+    auto html = run_cli({"profile", "compare", perf("report-vmexit.txt"), trace, "--format", "html"});
+    EXPECT_EQ(html.rc, 2) << html.out;
+    EXPECT_NE(html.err.find("does not apply to profile compare"), std::string::npos) << html.err;
+}
+
 TEST_F(ImportPerf, BadFilesGetOneLineExitTwo) {
     auto write = [&](const std::string& name, const std::string& text) {
         std::ofstream(temp_path(name), std::ios::binary) << text;

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
-#include "report/json.h"
+#include "result/json.h"
 #include "tests/temp_dir.h"
 #include "tests/paths.h"
 
@@ -33,7 +33,7 @@ TEST_F(Import, SerialAndRunTestsLogsBecomeImportedRuns) {
     EXPECT_NE(list.out.find("[kvm-unit-tests]"), std::string::npos) << list.out;
     auto ex = run_cli({"history", "export", "2", "--json", "--db", db});
     ASSERT_EQ(ex.rc, 0) << ex.err;
-    auto rep = report::from_json(nlohmann::json::parse(ex.out));
+    auto rep = result::from_json(nlohmann::json::parse(ex.out));
     ASSERT_TRUE(rep.provenance.imported);
     EXPECT_EQ(rep.provenance.imported->source, "kvm-unit-tests");
     EXPECT_EQ(rep.provenance.imported->sha256.size(), 64u);

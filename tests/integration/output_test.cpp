@@ -7,7 +7,7 @@
 
 #include "cli_runner.h"
 #include "tests/temp_dir.h"
-#include "report/json.h"
+#include "result/json.h"
 
 using namespace eb;
 
@@ -38,7 +38,7 @@ TEST_F(Output, JsonFileIsCompleteAndParsesBack) {
     auto r = run_cli({"run", "cpuid", "-n", "64", "-r", "4", "--json", path});
     ASSERT_EQ(r.rc, 0) << r.err;
     auto j = nlohmann::json::parse(slurp(path));
-    auto rep = report::from_json(j);
+    auto rep = result::from_json(j);
     ASSERT_EQ(rep.results.size(), 2u);
     EXPECT_EQ(rep.results[1].sessions.at(0).samples.size(), 4u);
     EXPECT_FALSE(rep.host.cpu_model.empty());
@@ -59,7 +59,7 @@ TEST_F(Output, CtrlCKeepsFinishedResults) {
                       "--json", path}, o);
     EXPECT_EQ(r.rc, 130) << r.err;
     EXPECT_NE(r.out.find("interrupted"), std::string::npos) << r.out;
-    auto rep = report::from_json(nlohmann::json::parse(slurp(path)));
+    auto rep = result::from_json(nlohmann::json::parse(slurp(path)));
     EXPECT_TRUE(rep.interrupted);
     ASSERT_EQ(rep.results.size(), 3u);
     EXPECT_EQ(rep.results[1].name, "cpuid");

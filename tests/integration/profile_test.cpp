@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "cli_runner.h"
-#include "report/json.h"
+#include "result/json.h"
 #include "tests/temp_dir.h"
 #include "tests/paths.h"
 
@@ -109,7 +109,7 @@ TEST_F(Profile, AttributesOnlyTheTestsExits) {
                       "--json", json});
     ASSERT_EQ(r.rc, 0) << r.err;
     std::ifstream f(json);
-    auto rep = eb::report::from_json(nlohmann::json::parse(f));
+    auto rep = eb::result::from_json(nlohmann::json::parse(f));
     const auto& t = find(rep, "inl_from_kernel");
     ASSERT_TRUE(t.host_profile) << r.out;
     if (t.host_profile->note.find("nothing to attribute") != std::string::npos) {

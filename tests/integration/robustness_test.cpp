@@ -17,7 +17,7 @@
 #include <sqlite3.h>
 #include <thread>
 
-#include "report/json.h"
+#include "result/json.h"
 #include "robustness.h"
 #include "tests/temp_dir.h"
 
@@ -45,7 +45,7 @@ void check_store(Row& row, const std::string& db) {
         std::string label = reinterpret_cast<const char*>(sqlite3_column_text(s, 0));
         ++seen[label];
         try {
-            auto rep = eb::report::from_json(nlohmann::json::parse(reinterpret_cast<const char*>(sqlite3_column_text(s, 1))));
+            auto rep = eb::result::from_json(nlohmann::json::parse(reinterpret_cast<const char*>(sqlite3_column_text(s, 1))));
             if (rep.results.size() != 1 || rep.results[0].name != "cpuid" || sqlite3_column_int(s, 2) != 1)
                 throw std::runtime_error("not the run imported");
         } catch (const std::exception& e) {

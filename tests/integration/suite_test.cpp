@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
-#include "report/json.h"
+#include "result/json.h"
 #include "suite/registry.h"
 
 using namespace eb;
@@ -22,7 +22,7 @@ suite::RunReport run_json(const std::vector<std::string>& tests, int* rc = nullp
     auto r = run_cli(args);
     if (rc) *rc = r.rc;
     EXPECT_TRUE(r.rc == 0 || r.rc == 1) << r.err;
-    return report::from_json(json::parse(r.out));
+    return result::from_json(json::parse(r.out));
 }
 
 
@@ -135,7 +135,7 @@ TEST(Suite, SmpAndPinningCompose) {
     auto r = run_cli({"run", "cpuid", "ple_round_robin", "inl_from_qemu", "tscdeadline", "-n", "32",
                       "-r", "2", "--smp", "2", "--pin", "auto", "--format", "json"});
     ASSERT_EQ(r.rc, 0) << r.err;
-    auto rep = report::from_json(json::parse(r.out));
+    auto rep = result::from_json(json::parse(r.out));
     EXPECT_EQ(find(rep, "ple_round_robin").vcpus, 2u);
     EXPECT_EQ(find(rep, "cpuid").vcpus, 2u);
     EXPECT_DOUBLE_EQ(*find(rep, "inl_from_qemu").exits.measured, 1.0);
@@ -151,7 +151,7 @@ TEST(Suite, ApicModesAreSelectable) {
     auto r = run_cli({"run", "self_ipi_sti_hlt", "x2apic_self_ipi_sti_hlt", "-n", "32", "-r", "2",
                       "--apic", "xapic", "--format", "json"});
     ASSERT_EQ(r.rc, 0) << r.err;
-    auto rep = report::from_json(json::parse(r.out));
+    auto rep = result::from_json(json::parse(r.out));
     EXPECT_FALSE(suite::is_failure(find(rep, "self_ipi_sti_hlt").status));
     EXPECT_NEAR(*find(rep, "self_ipi_sti_hlt").irqs_per_iter, 1.0, 0.02);
     EXPECT_EQ(find(rep, "x2apic_self_ipi_sti_hlt").status, suite::Status::Skipped);
@@ -164,7 +164,7 @@ TEST(Knobs, GuestSeesTheMsrEferAndCpuidItWasGiven) {
                       "--guest-msr", "0x3b=0", "--guest-efer", "nx=off,sce=off", "--cpuid=-x2apic,tsc-deadline=off",
                       "--format", "json"});
     ASSERT_EQ(r.rc, 0) << r.err;
-    auto rep = report::from_json(json::parse(r.out));
+    auto rep = result::from_json(json::parse(r.out));
     const auto& g = find(rep, "cpuid").guest_state;
     EXPECT_EQ(g.msrs.at("kernel_gs_base"), 0x1234000u);
     EXPECT_EQ(g.msrs.at("0x3b"), 0u);
@@ -175,7 +175,7 @@ TEST(Knobs, GuestSeesTheMsrEferAndCpuidItWasGiven) {
     EXPECT_EQ(rep.settings.guest_msrs.size(), 2u);
     EXPECT_EQ(rep.settings.cpuid_edits, "-x2apic,tsc-deadline=off");
     // The default EFER matches a Linux host: NX and SCE set.
-    auto d = report::from_json(json::parse(run_cli({"run", "cpuid", "-n", "16", "-r", "1", "--format", "json"}).out));
+    auto d = result::from_json(json::parse(run_cli({"run", "cpuid", "-n", "16", "-r", "1", "--format", "json"}).out));
     EXPECT_EQ(*find(d, "cpuid").guest_state.efer & ((1u << 11) | 1u), (1u << 11) | 1u);
 }
 
@@ -185,7 +185,7 @@ TEST(Knobs, CpuidEditsChangeWhatRunsAndHow) {
     auto r = run_cli({"run", "x2apic_self_ipi_sti_hlt", "tscdeadline", "-n", "16", "-r", "1",
                       "--cpuid=-x2apic,-tsc-deadline", "--format", "json"});
     ASSERT_EQ(r.rc, 0) << r.err;
-    auto rep = report::from_json(json::parse(r.out));
+    auto rep = result::from_json(json::parse(r.out));
     EXPECT_EQ(find(rep, "x2apic_self_ipi_sti_hlt").status, suite::Status::Skipped);
     EXPECT_EQ(find(rep, "tscdeadline").status, suite::Status::Skipped);
 }
@@ -259,7 +259,7 @@ TEST(Suite, AdaptiveBatchesReachTheTimeGoal) {
     REQUIRE_KVM();
     auto r = run_cli({"run", "cpuid", "--time-goal", "5ms", "-r", "2", "--format", "json"});
     ASSERT_EQ(r.rc, 0) << r.err;
-    auto rep = report::from_json(json::parse(r.out));
+    auto rep = result::from_json(json::parse(r.out));
     const auto& t = find(rep, "cpuid");
     double batch_ms = t.iterations * t.sessions.at(0).samples[0] / rep.host.tsc_mhz / 1e3;
     EXPECT_GE(t.iterations, 64u);
@@ -290,7 +290,7 @@ TEST(Suite, UserspaceExitsCarryTheVmmSplit) {
         EXPECT_NEAR(s["kernel_cycles"].get<double>() + mean, s["exit_cycles"].get<double>(), 1e-6);
         EXPECT_LT(mean, s["exit_cycles"].get<double>());  // the VMM is part of the exit, not more
     }
-    auto back = report::from_json(doc);
+    auto back = result::from_json(doc);
     ASSERT_TRUE(find(back, "inl_from_qemu").userspace_split);
 }
 
@@ -302,7 +302,7 @@ TEST(Suite, TracepointsVerifyWhatTheStatsFdCannot) {
     auto r = run_cli({"run", "rd_tsc_adjust_msr", "inl_from_kernel", "--sessions", "1", "-r", "2", "-n", "100",
                       "--no-save", "--format", "json"});
     ASSERT_EQ(r.rc, 0) << r.err;
-    auto rep = report::from_json(json::parse(r.out));
+    auto rep = result::from_json(json::parse(r.out));
     bool tracefs = access("/sys/kernel/tracing/instances", W_OK) == 0;
     for (const char* name : {"rd_tsc_adjust_msr", "inl_from_kernel"}) {
         const auto& t = find(rep, name);

@@ -7,7 +7,7 @@
 #include <regex>
 
 #include "../integration/cli_runner.h"
-#include "report/json.h"
+#include "result/json.h"
 #include "suite/registry.h"
 #include "tests/paths.h"
 
@@ -72,7 +72,7 @@ TEST_F(Nested, ListReportsTheSvmBackend) {
 TEST_F(Nested, EveryTestRunsAndItsExitsAreVerified) {
     const auto& s = section("run");
     EXPECT_TRUE(s.rc == 0 || s.rc == 1) << s.out;  // 1: a tolerated hang, checked below
-    auto rep = report::from_json(nlohmann::json::parse(s.out));
+    auto rep = result::from_json(nlohmann::json::parse(s.out));
     EXPECT_EQ(rep.host.backend, vmm::Backend::Svm);
     EXPECT_EQ(rep.host.backend_module, "kvm_amd");
     for (const auto& t : rep.results) {
@@ -139,7 +139,7 @@ TEST_F(Nested, EveryTestRunsAndItsExitsAreVerified) {
 TEST_F(Nested, WatchdogStopsAHungGuest) {
     const auto& s = section("hang");
     EXPECT_EQ(s.rc, 1);
-    auto rep = report::from_json(nlohmann::json::parse(s.out));
+    auto rep = result::from_json(nlohmann::json::parse(s.out));
     EXPECT_EQ(find(rep, "selftest_hang").status, suite::Status::Hung);
 }
 
@@ -157,7 +157,7 @@ TEST_F(Nested, KvmExitTracepointsMatchTheIterations) {
 TEST_F(Nested, RunProfilePairsKvmExitWithKvmEntry) {
     const auto& s = section("profile_run");
     EXPECT_EQ(s.rc, 0) << s.out;
-    auto rep = report::from_json(nlohmann::json::parse(s.out));
+    auto rep = result::from_json(nlohmann::json::parse(s.out));
     const auto& cpuid = find(rep, "cpuid");
     ASSERT_TRUE(cpuid.host_profile);
     EXPECT_EQ(cpuid.host_profile->reason, "cpuid");

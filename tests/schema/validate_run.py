@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Validates real `exitbench run --json` output against report/exitbench-run.schema.json.
+"""Validates real `exitbench run --json` output against result/exitbench-run.schema.json.
 
 Usage: validate_run.py EXITBENCH SCHEMA [KUT_LOG]. With KUT_LOG, a real
 vmexit.flat log imported with `import kut` is validated as well. Exits 77 (ctest's skip) when

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <random>
 
-#include "cli/compare_live.h"
+#include "lab/compare_live.h"
 #include "report/compare.h"
 #include "suite/compare.h"
 #include "suite/gate.h"
@@ -335,10 +335,10 @@ TEST(StopRule, ThePilotFixesTheRounds) {
 
 TEST(RoundOrder, TwoConfigurationsAlternate) {
     std::mt19937_64 rng(1);
-    EXPECT_EQ(eb::cli::round_order(2, 0, rng), (std::vector<size_t>{0, 1}));
-    EXPECT_EQ(eb::cli::round_order(2, 1, rng), (std::vector<size_t>{1, 0}));
-    EXPECT_EQ(eb::cli::round_order(2, 2, rng), (std::vector<size_t>{0, 1}));
-    auto three = eb::cli::round_order(3, 0, rng);
+    EXPECT_EQ(eb::lab::round_order(2, 0, rng), (std::vector<size_t>{0, 1}));
+    EXPECT_EQ(eb::lab::round_order(2, 1, rng), (std::vector<size_t>{1, 0}));
+    EXPECT_EQ(eb::lab::round_order(2, 2, rng), (std::vector<size_t>{0, 1}));
+    auto three = eb::lab::round_order(3, 0, rng);
     std::sort(three.begin(), three.end());
     EXPECT_EQ(three, (std::vector<size_t>{0, 1, 2}));
 }

@@ -10,6 +10,7 @@
 #include "report/grid.h"
 #include "report/html.h"
 #include "report/openmetrics.h"
+#include "report/profile_text.h"
 #include "report/sha256.h"
 #include "sample_report.h"
 #include "tests/temp_dir.h"
@@ -264,6 +265,7 @@ TEST(Exporters, EveryFormatRendersWhatItAppliesTo) {
     auto cmp = sample_comparison();
     auto prof = sample_profile();
     auto merged = sample_merged();
+    report::ProfileComparison pc{profile::compare(prof, prof), prof.mode};
     for (const auto& f : report::formats()) {
         auto e = f.make();
         using S = report::Subject;
@@ -285,10 +287,36 @@ TEST(Exporters, EveryFormatRendersWhatItAppliesTo) {
         } else {
             EXPECT_THROW(e->render(merged), eb::InputError) << f.name;
         }
+        if (f.applies(S::ProfileCompare)) {
+            EXPECT_FALSE(e->render(pc).empty()) << f.name;
+        } else {
+            EXPECT_THROW(e->render(pc), eb::InputError) << f.name;
+        }
     }
     auto names = report::format_names(report::Subject::Compare);
     EXPECT_EQ(std::count(names.begin(), names.end(), "kut"), 0);
     EXPECT_EQ(report::format_names(report::Subject::Run).size(), report::formats().size());
+}
+
+// profile compare goes through the exporters: the table is the before/after
+// layout, the JSON carries each side's figures per key.
+TEST(ProfileCompare, RendersThroughTheTableAndJsonExporters) {
+    auto old_rep = sample_profile();
+    old_rep.rows[0].timed = true;
+    auto new_rep = old_rep;
+    new_rep.rows[0].mean_ns = 250;
+    new_rep.rows[0].p50_ns = 225;
+    report::ProfileComparison pc{profile::compare(old_rep, new_rep), old_rep.mode};
+    EXPECT_EQ(report::table_exporter()->render(pc), report::render_profile_compare(pc.changes, pc.mode));
+    auto j = nlohmann::json::parse(report::json_exporter()->render(pc));
+    EXPECT_EQ(j["schema"], "exitbench-profile-compare");
+    EXPECT_EQ(j["event"], "vmexit");
+    ASSERT_EQ(j["keys"].size(), 1u);
+    EXPECT_EQ(j["keys"][0]["name"], "msr");
+    EXPECT_EQ(j["keys"][0]["old"]["mean_ns"], 500.0);
+    EXPECT_EQ(j["keys"][0]["new"]["mean_ns"], 250.0);
+    EXPECT_NEAR(j["keys"][0]["shift"]["mean"].get<double>(), -0.5, 1e-9);
+    EXPECT_EQ(report::format_names(report::Subject::ProfileCompare), (std::vector<std::string>{"table", "json"}));
 }
 
 TEST(Merge, EveryTableFormatHasARowPerGroupAndTestAndFlagsTheFarHost) {

@@ -14,7 +14,7 @@
 #include "cli/history.h"
 #include "history/path.h"
 #include "history/store.h"
-#include "report/json.h"
+#include "result/json.h"
 #include "sample_report.h"
 #include "tests/temp_dir.h"
 
@@ -89,7 +89,7 @@ TEST_F(HistorySave, TheCliKeepsAnUnsavedResultBesideTheStoreAndSaysHowToImportIt
     EXPECT_NE(err.find("exitbench import run " + kept + " --db " + db + " --label 'before v2'\n"), std::string::npos)
         << err;
     std::ifstream f(kept);
-    auto back = report::from_json(nlohmann::json::parse(f));
+    auto back = result::from_json(nlohmann::json::parse(f));
     EXPECT_EQ(history::save_run(db, back, "before v2", ""), 1);
     EXPECT_EQ(Store(db, Store::Mode::ReadOnly).list({}).at(0).label, "before v2");
 }

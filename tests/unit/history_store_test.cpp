@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "history/store.h"
-#include "report/json.h"
+#include "result/json.h"
 #include "sample_report.h"
 #include "tests/temp_dir.h"
 
@@ -47,7 +47,7 @@ TEST_F(HistoryStore, SavesAndReadsBackARun) {
     EXPECT_EQ(row->kernel_release, "6.1.0");
     EXPECT_EQ(row->boot_id, "boot-1");
     EXPECT_EQ(row->tests, (std::vector<std::string>{"baseline", "cpuid", "ipi", "vmcall"}));
-    auto back = report::from_json(nlohmann::json::parse(*st.result_json(id)));
+    auto back = result::from_json(nlohmann::json::parse(*st.result_json(id)));
     EXPECT_EQ(back.provenance.argv, (std::vector<std::string>{"exitbench", "run", "cpuid"}));
     EXPECT_EQ(back.results.at(1).sessions.at(0).samples, (std::vector<double>{1234.7, 1300, 1200}));
     EXPECT_FALSE(st.run(id + 1));
@@ -204,7 +204,7 @@ TEST_F(HistoryStore, ImportedRunsKeepTheirSourceAndOldStoresMigrate) {
     auto id = st.save(imported, "kut", "");
     EXPECT_EQ(st.run(1)->source, "");
     EXPECT_EQ(st.run(id)->source, "kvm-unit-tests");
-    auto back = report::from_json(nlohmann::json::parse(*st.result_json(id)));
+    auto back = result::from_json(nlohmann::json::parse(*st.result_json(id)));
     ASSERT_TRUE(back.provenance.imported);
     EXPECT_EQ(back.provenance.imported->file, "serial.log");
     // --against last never pairs an imported run with a measured one.

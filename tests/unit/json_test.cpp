@@ -3,7 +3,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "report/json.h"
+#include "result/json.h"
 #include "sample_report.h"
 
 using namespace eb;
@@ -11,7 +11,7 @@ using nlohmann::json;
 
 TEST(Json, RoundTripKeepsEverything) {
     auto r = sample_report();
-    auto back = report::from_json(json::parse(report::to_json(r).dump()));
+    auto back = result::from_json(json::parse(result::to_json(r).dump()));
     ASSERT_EQ(back.results.size(), r.results.size());
     EXPECT_EQ(back.host.backend, vmm::Backend::Svm);
     EXPECT_EQ(back.host.cpu_model, "Test CPU");
@@ -28,10 +28,10 @@ TEST(Json, RoundTripKeepsEverything) {
 // Issue 24: a sample <= 0 reached Boost as a NaN log ("report merge" exit 3).
 TEST(Json, NonPositiveSamplesAreRefusedNamingTheTest) {
     for (double bad : {0.0, -5.0}) {
-        auto j = report::to_json(sample_report());
+        auto j = result::to_json(sample_report());
         j["results"][1]["sessions"][0]["samples_cycles_per_iter"][1] = bad;
         try {
-            report::from_json(j);
+            result::from_json(j);
             ADD_FAILURE() << bad;
         } catch (const std::runtime_error& e) {
             EXPECT_NE(std::string(e.what()).find("test \"cpuid\""), std::string::npos) << e.what();
@@ -41,7 +41,7 @@ TEST(Json, NonPositiveSamplesAreRefusedNamingTheTest) {
 }
 
 TEST(Json, SummaryHasBaselineSubtraction) {
-    auto j = report::to_json(sample_report());
+    auto j = result::to_json(sample_report());
     EXPECT_DOUBLE_EQ(j["baseline_cycles"].get<double>(), 100);
     EXPECT_DOUBLE_EQ(j["results"][1]["summary"]["minus_baseline_cycles"].get<double>(), 1134.7);
     EXPECT_TRUE(j["results"][0]["summary"]["minus_baseline_cycles"].is_null());
@@ -52,7 +52,7 @@ TEST(Json, SummaryHasBaselineSubtraction) {
 TEST(Json, ForeignOrMalformedDocumentsGiveOneLineErrors) {
     auto expect_error = [](const json& j, const std::string& needle) {
         try {
-            report::from_json(j);
+            result::from_json(j);
             FAIL() << "accepted " << j.dump();
         } catch (const std::runtime_error& e) {
             std::string msg = e.what();
@@ -62,19 +62,19 @@ TEST(Json, ForeignOrMalformedDocumentsGiveOneLineErrors) {
     };
     expect_error(json::array(), "not an exitbench run");
     expect_error(json{{"schema", "other"}}, "not an exitbench run");
-    auto j = report::to_json(sample_report());
+    auto j = result::to_json(sample_report());
     j["schema_version"] = 99;
     expect_error(j, "schema version 99");
-    j = report::to_json(sample_report());
+    j = result::to_json(sample_report());
     j["results"][0].erase("sessions");
     expect_error(j, "sessions");
-    j = report::to_json(sample_report());
+    j = result::to_json(sample_report());
     j["results"][0]["status"] = "great";
     expect_error(j, "unknown status");
 }
 
 TEST(Json, ReadsVersionOneAsOneSessionPerTest) {
-    auto j = report::to_json(sample_report());
+    auto j = result::to_json(sample_report());
     j["schema_version"] = 1;
     for (auto& t : j["results"]) {
         json flat = json::array();
@@ -84,7 +84,7 @@ TEST(Json, ReadsVersionOneAsOneSessionPerTest) {
         t.erase("sessions");
     }
     j["settings"].erase("sessions");
-    auto r = report::from_json(j);
+    auto r = result::from_json(j);
     EXPECT_EQ(r.schema_version, 1);
     ASSERT_EQ(r.results[1].sessions.size(), 1u);
     EXPECT_EQ(r.results[1].sessions[0].samples.size(), 3u);
@@ -95,7 +95,7 @@ TEST(Json, SeveralSessionsGiveABetweenSessionInterval) {
     auto r = sample_report();
     r.results[1].sessions.push_back({{1250, 1260, 1270}, 64});
     r.results[1].sessions.push_back({{1210, 1220, 1230}, 64});
-    auto j = report::to_json(r);
+    auto j = result::to_json(r);
     const auto& s = j["results"][1]["summary"];
     EXPECT_EQ(s["interval_level"], "between-session");
     EXPECT_EQ(s["sessions"], 3);
@@ -104,29 +104,29 @@ TEST(Json, SeveralSessionsGiveABetweenSessionInterval) {
 }
 
 TEST(Json, NumbersOutOfRangeAreRejectedNotConverted) {
-    auto j = report::to_json(sample_report());
+    auto j = result::to_json(sample_report());
     j["host"]["host_cpus"] = 1e300;
-    EXPECT_THROW(report::from_json(j), std::runtime_error);
-    j = report::to_json(sample_report());
+    EXPECT_THROW(result::from_json(j), std::runtime_error);
+    j = result::to_json(sample_report());
     j["results"][1]["vcpus"] = -1;
-    EXPECT_THROW(report::from_json(j), std::runtime_error);
-    j = report::to_json(sample_report());
+    EXPECT_THROW(result::from_json(j), std::runtime_error);
+    j = result::to_json(sample_report());
     j["results"][1]["iterations_per_batch"] = 2.5;
-    EXPECT_THROW(report::from_json(j), std::runtime_error);
+    EXPECT_THROW(result::from_json(j), std::runtime_error);
 }
 
 TEST(Json, DeepNestingIsRefusedWhileParsing) {
     std::string deep = "{\"env\": {\"deep\": " + std::string(100000, '[') + std::string(100000, ']') + "}}";
     std::istringstream in(deep);
     try {
-        report::parse_document(in, "deep.json");
+        result::parse_document(in, "deep.json");
         FAIL() << "accepted 100000 levels";
     } catch (const std::runtime_error& e) {
         EXPECT_NE(std::string(e.what()).find("deep.json: nested deeper than 64 levels"), std::string::npos) << e.what();
     }
     std::istringstream cut("{\"schema\": \"exitbench-run\", \"results\": [");
     try {
-        report::parse_document(cut, "cut.json");
+        result::parse_document(cut, "cut.json");
         FAIL();
     } catch (const std::runtime_error& e) {
         EXPECT_NE(std::string(e.what()).find("cut.json is not valid JSON"), std::string::npos) << e.what();
@@ -136,9 +136,9 @@ TEST(Json, DeepNestingIsRefusedWhileParsing) {
 TEST(Json, ProvenanceRoundTripsAndIsEmptyBeforeVersionThree) {
     auto r = sample_report();
     r.provenance = {"2026-12-01T07:00:00Z", "host1", {"exitbench", "run", "--label", "a b"}, "v0.1-2-gabc", "b-1"};
-    auto j = report::to_json(r);
-    EXPECT_EQ(j["schema_version"], report::kSchemaVersion);
-    auto back = report::from_json(j);
+    auto j = result::to_json(r);
+    EXPECT_EQ(j["schema_version"], result::kSchemaVersion);
+    auto back = result::from_json(j);
     EXPECT_EQ(back.provenance.timestamp_utc, "2026-12-01T07:00:00Z");
     EXPECT_EQ(back.provenance.argv, r.provenance.argv);
     EXPECT_EQ(back.provenance.boot_id, "b-1");
@@ -148,16 +148,16 @@ TEST(Json, ProvenanceRoundTripsAndIsEmptyBeforeVersionThree) {
     auto v3doc = j;
     v3doc["schema_version"] = 3;
     v3doc["provenance"].erase("imported");
-    EXPECT_FALSE(report::from_json(v3doc).provenance.imported);
+    EXPECT_FALSE(result::from_json(v3doc).provenance.imported);
     j["provenance"].erase("imported");  // version 4 without it is malformed
-    EXPECT_THROW(report::from_json(j), std::runtime_error);
+    EXPECT_THROW(result::from_json(j), std::runtime_error);
 
     j["schema_version"] = 2;
     j.erase("provenance");
-    auto v2 = report::from_json(j);
+    auto v2 = result::from_json(j);
     EXPECT_EQ(v2.schema_version, 2);
     EXPECT_TRUE(v2.provenance.hostname.empty() && v2.provenance.argv.empty());
 
     j["schema_version"] = 3;  // version 3 without it is malformed
-    EXPECT_THROW(report::from_json(j), std::runtime_error);
+    EXPECT_THROW(result::from_json(j), std::runtime_error);
 }

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "report/json.h"
+#include "result/json.h"
 #include "report/kut_import.h"
 #include "report/sha256.h"
 #include "fixture.h"
@@ -99,7 +99,7 @@ TEST(KutImport, ATimedOutRunTestsLogIsAHungTest) {
     EXPECT_NE(r.results[0].detail.find("terminating on signal 15 from pid 4242 (timeout)"), std::string::npos)
         << r.results[0].detail;
     EXPECT_TRUE(r.results[0].sessions.empty());
-    auto back = report::from_json(report::to_json(r));
+    auto back = result::from_json(result::to_json(r));
     EXPECT_EQ(back.results[0].status, suite::Status::Hung);
     // A log with results keeps them; one that is not kvm-unit-tests' is still refused.
     EXPECT_EQ(parse_kut(read_fixture("kut/vmexit_cpuid.log")).tests.size(), 1u);
@@ -119,18 +119,18 @@ TEST(KutImport, ReportHasOneSamplePerTestAndItsSource) {
     ASSERT_TRUE(r.provenance.imported);
     EXPECT_EQ(r.provenance.imported->source, "kvm-unit-tests");
     // It survives the result JSON, with its unknown TSC frequency.
-    auto back = report::from_json(report::to_json(r));
+    auto back = result::from_json(result::to_json(r));
     ASSERT_TRUE(back.provenance.imported);
     EXPECT_EQ(back.provenance.imported->file, "serial.log");
     EXPECT_EQ(back.host.tsc_mhz, 0);
-    EXPECT_TRUE(report::to_json(r)["results"][0]["summary"]["ns"].is_null());
+    EXPECT_TRUE(result::to_json(r)["results"][0]["summary"]["ns"].is_null());
 }
 
 TEST(KutImport, AMeasuredRunMustStillHaveATscFrequency) {
     auto r = report::kut_report(parse_kut("cpuid 1\n"), {"f", "0"});
-    auto j = report::to_json(r);
+    auto j = result::to_json(r);
     j["provenance"]["imported"] = nullptr;
-    EXPECT_THROW(report::from_json(j), std::runtime_error);
+    EXPECT_THROW(result::from_json(j), std::runtime_error);
 }
 
 // vmexit.flat under QEMU with KVM on this machine: -serial stdio, CRLF line ends.
@@ -213,10 +213,10 @@ TEST(KutImport, LogsOfOneInvocationAreOneRunWithEachLogsSha256) {
         manifest += l.sha256 + "  " + l.file.substr(5) + "\n";
     EXPECT_EQ(im.sha256, report::sha256_hex(manifest));
     // The result JSON carries every log, and reads back.
-    auto j = report::to_json(r);
+    auto j = result::to_json(r);
     ASSERT_EQ(j["provenance"]["imported"]["logs"].size(), 4u);
     EXPECT_EQ(j["provenance"]["imported"]["logs"][2]["sha256"], report::sha256_hex(fixture("vmexit_ipi.log")));
-    auto back = report::from_json(j);
+    auto back = result::from_json(j);
     ASSERT_EQ(back.provenance.imported->logs.size(), 4u);
     EXPECT_EQ(back.provenance.imported->logs[3].sha256, report::sha256_hex(kTimedOut));
     EXPECT_EQ(back.results[3].status, suite::Status::Hung);
@@ -239,13 +239,13 @@ TEST(KutImport, ATestInTwoLogsOfOneRunIsRefusedNamingBoth) {
 // before "logs" existed read as they did; a malformed "logs" is refused.
 TEST(KutImport, OneFilesRunHasNoLogsAndOldFilesStillRead) {
     auto r = report::kut_report(parse_kut("cpuid 1519\n"), {"serial.log", report::sha256_hex("x")});
-    auto j = report::to_json(r);
+    auto j = result::to_json(r);
     EXPECT_FALSE(j["provenance"]["imported"].contains("logs"));
-    EXPECT_TRUE(report::from_json(j).provenance.imported->logs.empty());
+    EXPECT_TRUE(result::from_json(j).provenance.imported->logs.empty());
     j["provenance"]["imported"]["logs"] = "logs/a.log";
-    EXPECT_THROW(report::from_json(j), std::runtime_error);
+    EXPECT_THROW(result::from_json(j), std::runtime_error);
     j["provenance"]["imported"]["logs"] = nlohmann::json::array({{{"file", "a.log"}, {"sha256", "00"}}});
-    EXPECT_THROW(report::from_json(j), std::runtime_error);  // no "tests"
+    EXPECT_THROW(result::from_json(j), std::runtime_error);  // no "tests"
 }
 
 TEST(KutImport, TellsRunTestsLogsOfVmexitFromOtherTestsLogs) {

@@ -2,7 +2,7 @@
 // and judging against the expectation.
 #include <gtest/gtest.h>
 
-#include "cli/trace_verify.h"
+#include "lab/trace_verify.h"
 #include "suite/registry.h"
 
 using namespace eb;
@@ -19,12 +19,12 @@ TEST(TraceVerify, CountsOnlyTheKeyInsideTheWindows) {
                             ev(20, EventType::Msr, 0x3b),  ev(25, EventType::Msr, 0x3b),
                             ev(40, EventType::Msr, 0x3b)};
     std::vector<std::pair<int64_t, int64_t>> w = {{10, 20}, {30, 45}};
-    EXPECT_EQ(cli::count_trace_hits(v, suite::traced_msr(0x3b), w), 3u);
-    EXPECT_EQ(cli::count_trace_hits(v, suite::traced_pio(0x3b), w), 1u);
+    EXPECT_EQ(lab::count_trace_hits(v, suite::traced_msr(0x3b), w), 3u);
+    EXPECT_EQ(lab::count_trace_hits(v, suite::traced_pio(0x3b), w), 1u);
     // kvm_mmio's unsatisfied-read record is not a second access.
     std::vector<Event> m = {ev(1, EventType::Mmio, 0xd0001000, profile::kMmioUnsatisfiedRead),
                             ev(2, EventType::Mmio, 0xd0001000, profile::kMmioWrite)};
-    EXPECT_EQ(cli::count_trace_hits(m, suite::traced_mmio(0xd0001000), {{0, 9}}), 1u);
+    EXPECT_EQ(lab::count_trace_hits(m, suite::traced_mmio(0xd0001000), {{0, 9}}), 1u);
 }
 
 TEST(TraceVerify, JudgesAgainstTheExpectation) {
@@ -32,17 +32,17 @@ TEST(TraceVerify, JudgesAgainstTheExpectation) {
     ASSERT_TRUE(t);
     suite::TestResult r;
     r.status = suite::Status::Unverified;
-    cli::apply_trace_check(r, *t, 512, 256);
+    lab::apply_trace_check(r, *t, 512, 256);
     EXPECT_EQ(r.status, suite::Status::Ok);
     EXPECT_EQ(suite::status_label(r), "ok (trace)");
     EXPECT_NE(r.exits.source.find("kvm_msr 0x48"), std::string::npos) << r.exits.source;
-    cli::apply_trace_check(r, *t, 256, 256);  // one write per iteration: not what the body does
+    lab::apply_trace_check(r, *t, 256, 256);  // one write per iteration: not what the body does
     EXPECT_EQ(r.status, suite::Status::Mismatch);
-    cli::apply_trace_check(r, *t, 0, 256);    // SPEC_CTRL may be passed through
+    lab::apply_trace_check(r, *t, 0, 256);    // SPEC_CTRL may be passed through
     EXPECT_EQ(r.status, suite::Status::NoExit);
 
     const auto* k = suite::find_test("inl_from_kernel");
-    cli::apply_trace_check(r, *k, 0, 256);    // a port read that must exit
+    lab::apply_trace_check(r, *k, 0, 256);    // a port read that must exit
     EXPECT_EQ(r.status, suite::Status::Mismatch);
     EXPECT_EQ(suite::status_label(r), "mismatch");
 }
@@ -51,5 +51,5 @@ TEST(TraceVerify, MsrPioAndMmioTestsNameTheirTracepoint) {
     for (const char* name : {"rd_tsc_adjust_msr", "wr_tsc_adjust_msr", "inl_from_kernel", "outl_to_kernel",
                              "mmio-datamatch-eventfd:pci-mem", "portio-datamatch-eventfd:pci-io"})
         EXPECT_NE(suite::find_test(name)->trace.event, suite::TraceKey::None) << name;
-    EXPECT_EQ(cli::trace_key_name(suite::traced_pio(0x4d0)), "kvm_pio 0x4d0");
+    EXPECT_EQ(lab::trace_key_name(suite::traced_pio(0x4d0)), "kvm_pio 0x4d0");
 }

@@ -15,7 +15,7 @@
 #include "suite/result.h"
 #include "suite/spec.h"
 
-namespace eb::cli {
+namespace eb::lab {
 
 inline constexpr uint64_t kTraceVerifyIterations = 256;
 
@@ -36,4 +36,4 @@ void verify_by_trace(std::vector<suite::TestResult>& results, const vmm::HostFac
                      const std::function<suite::TestResult(const suite::TestSpec&)>& rerun,
                      const std::atomic<bool>& interrupt);
 
-} // namespace eb::cli
+} // namespace eb::lab

@@ -1,4 +1,4 @@
-#include "report/json.h"
+#include "result/json.h"
 
 #include <cmath>
 #include <fmt/format.h>
@@ -9,7 +9,7 @@
 #include "stats/inference.h"
 #include "stats/summary.h"
 
-namespace eb::report {
+namespace eb::result {
 
 using nlohmann::json;
 
@@ -432,4 +432,4 @@ json parse_document(std::istream& in, const std::string& name) {
     }
 }
 
-} // namespace eb::report
+} // namespace eb::result

@@ -1,4 +1,4 @@
-#include "cli/profile_exec.h"
+#include "lab/profile_exec.h"
 
 #include <cerrno>
 #include <csignal>
@@ -11,9 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli/errors.h"
+#include "sys/error.h"
 
-namespace eb::cli {
+namespace eb::lab {
 
 namespace {
 
@@ -74,9 +74,9 @@ std::string describe(int status) {
 
 } // namespace
 
-int record_command(const std::vector<std::string>& command, profile::RecordOptions o,
-                   const std::atomic<bool>& interrupt) {
-    if (!findable(command[0])) throw UsageError(fmt::format("cannot run '{}': command not found", command[0]));
+CommandRecording record_command(const std::vector<std::string>& command, profile::RecordOptions o,
+                                const std::atomic<bool>& interrupt) {
+    if (!findable(command[0])) throw InputError(fmt::format("cannot run '{}': command not found", command[0]));
     Child child = spawn_held(command);
     if (!o.all) o.pids = {child.pid};  // with -a: every process, until the command exits
     o.require_kvm = false;               // it opens its VM only after exec
@@ -107,10 +107,7 @@ int record_command(const std::vector<std::string>& command, profile::RecordOptio
     if (!exited) ::kill(child.pid, SIGTERM);  // we were stopped: so is the command
     reap(0);
     if (exec_errno) throw HostError(fmt::format("cannot run '{}': {}", command[0], std::strerror(exec_errno)));
-    fmt::print("recorded {} events into {} while '{}' ran ({}); lost {}\n", r.events, o.out, command[0],
-               describe(status), r.lost);
-    if (!r.missing.empty()) fmt::print("tracepoints this kernel lacks: {}\n", fmt::join(r.missing, ", "));
-    return 0;
+    return {r, describe(status)};
 }
 
-} // namespace eb::cli
+} // namespace eb::lab

@@ -14,7 +14,7 @@
 #include "suite/result.h"
 #include "vmm/host.h"
 
-namespace eb::cli {
+namespace eb::lab {
 
 // A temporary trace file, named so that one left by SIGKILL is removed by a
 // later run. Throws HostError.
@@ -49,4 +49,4 @@ private:
     std::atomic<bool> stop_{false};
 };
 
-} // namespace eb::cli
+} // namespace eb::lab

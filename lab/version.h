@@ -2,9 +2,9 @@
 // time (build/version.cpp), so a new commit recompiles that one file only.
 #pragma once
 
-namespace eb::cli {
+namespace eb::lab {
 
 const char* version();       // the project's version, e.g. "0.1.0"
 const char* git_describe();  // `git describe --dirty` of the tree, or "" outside git
 
-} // namespace eb::cli
+} // namespace eb::lab

@@ -6,7 +6,7 @@
 
 #include "suite/result.h"
 
-namespace eb::report {
+namespace eb::result {
 
 // 2: results keep every session (--sessions) and a summary at its level.
 // 3: "provenance": when, where, the command line, the build and the boot.
@@ -28,4 +28,4 @@ suite::RunReport from_json(const nlohmann::json& j);
 // the text stops being JSON.
 nlohmann::json parse_document(std::istream& in, const std::string& name);
 
-} // namespace eb::report
+} // namespace eb::result

@@ -1,4 +1,4 @@
-#include "cli/profile_session.h"
+#include "lab/profile_session.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -11,12 +11,12 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include "cli/errors.h"
+#include "sys/error.h"
 #include "guest/abi.h"
 #include "profile/analyze.h"
 #include "profile/harness.h"
 
-namespace eb::cli {
+namespace eb::lab {
 
 namespace {
 
@@ -168,4 +168,4 @@ void ProfileSession::attribute(std::vector<suite::TestResult>& results, profile:
     }
 }
 
-} // namespace eb::cli
+} // namespace eb::lab

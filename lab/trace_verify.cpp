@@ -1,16 +1,16 @@
-#include "cli/trace_verify.h"
+#include "lab/trace_verify.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include "cli/profile_session.h"
+#include "lab/profile_session.h"
 #include "profile/record.h"
 #include "suite/registry.h"
 #include "suite/verify.h"
 
-namespace eb::cli {
+namespace eb::lab {
 
 namespace {
 
@@ -106,4 +106,4 @@ void verify_by_trace(std::vector<suite::TestResult>& results, const vmm::HostFac
     unlink(path.c_str());
 }
 
-} // namespace eb::cli
+} // namespace eb::lab

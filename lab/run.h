@@ -1,0 +1,53 @@
+// `run`, the use case: a validated plan (tests and settings) run in fresh
+// VMs, with --profile's host-side attribution and the trace verification of
+// the exits the stats fd cannot count. The command line builds the plan from
+// its arguments (cli/run.h) and prints the result.
+#pragma once
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "kvm/system.h"
+#include "suite/measure_hooks.h"
+#include "suite/result.h"
+#include "suite/spec.h"
+#include "sys/error.h"
+#include "vmm/cpuid_features.h"
+
+namespace eb::lab {
+
+// KVM cannot be used on this host at all: kselftest's "skip".
+struct NoKvm : HostError {
+    using HostError::HostError;
+};
+
+// What to run, already checked.
+struct RunPlan {
+    suite::RunSettings settings;                // cpuid_edits there is the text, for the report
+    std::vector<vmm::CpuidEdit> cpuid_edits;    // the same, parsed once
+    std::vector<const suite::TestSpec*> tests;
+    bool allow_invd = false;
+    std::string profile_out;                    // keep --profile's trace here, or empty
+    std::vector<std::string> argv;              // the command line, for the provenance
+};
+
+// When, where and from which command and build a run happened.
+suite::Provenance capture_provenance(const std::vector<std::string>& argv);
+
+// /dev/kvm (or `device`), checked to run exitbench; throws NoKvm with why not.
+kvm::System open_kvm(const std::string& device);
+
+// Told as each test starts and ends (a progress display); either may be empty.
+struct RunObserver {
+    std::function<void(const std::string& test)> starting;
+    std::function<void(const suite::TestResult&)> done;
+};
+
+// Runs a plan to its report; `interrupt` stops it between tests (the report
+// then says interrupted); `hooks` (the host profiler) hear of the measured
+// batches. Throws HostError when --profile cannot record.
+suite::RunReport execute(const kvm::System& sys, const RunPlan& plan, const std::atomic<bool>& interrupt,
+                         const RunObserver& observer = {}, suite::MeasureHooks* hooks = nullptr);
+
+} // namespace eb::lab
