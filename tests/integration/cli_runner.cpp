@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 #include <poll.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -94,6 +96,17 @@ bool have_tool(const char* tool) {
 bool one_line(const std::string& s) { return !s.empty() && s.find('\n') == s.size() - 1; }
 
 std::string kut_fixture(const std::string& name) { return eb::test::fixtures_dir() + "/kut/" + name; }
+
+bool null_device_intact(const std::string& path) {
+    struct stat st {};
+    bool ok = ::stat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3);
+    if (!ok && geteuid() == 0) {
+        ::unlink(path.c_str());
+        ::mknod(path.c_str(), S_IFCHR | 0666, makedev(1, 3));
+        ::chmod(path.c_str(), 0666);
+    }
+    return ok;
+}
 
 bool catches(int pid, int sig) {
     std::ifstream f("/proc/" + std::to_string(pid) + "/status");

@@ -35,6 +35,9 @@ bool have_tool(const char* tool);
 bool one_line(const std::string& s);
 // A kvm-unit-tests log among the fixtures (tests/fixtures/kut).
 std::string kut_fixture(const std::string& name);
+// Whether `path` is still a null device (as root, remade if a regression
+// replaced it: a failing test must not leave the machine without /dev/null).
+bool null_device_intact(const std::string& path);
 // The export formats every command writes (--export-FORMAT).
 inline constexpr const char* kExportFormats[] = {"json", "csv", "markdown", "text", "html", "openmetrics"};
 // Whether process `pid` catches `sig` (its SigCgt in /proc): exitbench has

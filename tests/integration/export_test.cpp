@@ -52,20 +52,6 @@ void expect_complete(const TempDir& dir, const std::string& base, size_t rows) {
     EXPECT_TRUE(prom.ends_with("\n"));
 }
 
-// Whether `path` is still the null device. If a regression replaced it, it is
-// made again (as root, which these tests need): a failing test must not
-// leave the machine without /dev/null.
-bool null_device_intact(const std::string& path) {
-    struct stat st {};
-    bool ok = ::stat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3);
-    if (!ok) {
-        ::unlink(path.c_str());
-        ::mknod(path.c_str(), S_IFCHR | 0666, makedev(1, 3));
-        ::chmod(path.c_str(), 0666);
-    }
-    return ok;
-}
-
 } // namespace
 
 TEST(Export, RunAndCompareWriteEveryFormatWithStdoutClosed) {

@@ -30,19 +30,6 @@ std::string copy_of(const std::string& from, const std::string& to) {
     return to;
 }
 
-// Whether `path` is still a null device (remade if a regression replaced it:
-// a failing test must not leave the machine without /dev/null).
-bool null_device_intact(const std::string& path) {
-    struct stat st {};
-    bool ok = ::stat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3);
-    if (!ok && geteuid() == 0) {
-        ::unlink(path.c_str());
-        ::mknod(path.c_str(), S_IFCHR | 0666, makedev(1, 3));
-        ::chmod(path.c_str(), 0666);
-    }
-    return ok;
-}
-
 } // namespace
 
 Row db_files_row(const std::string& dir) {

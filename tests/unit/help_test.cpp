@@ -13,13 +13,6 @@ using namespace eb;
 
 namespace {
 
-std::string path_of(const CLI::App& app) {
-    std::string path;
-    for (const CLI::App* a = &app; a->get_parent(); a = a->get_parent())
-        path = path.empty() ? a->get_name() : a->get_name() + " " + path;
-    return path;
-}
-
 // An example's words after "exitbench", up to a shell pipe or redirection.
 std::vector<std::string> words_of(const std::string& example) {
     std::istringstream in(example);
@@ -46,8 +39,8 @@ TEST(Help, EveryValueHasATypedPlaceholder) {
     cli::visit_commands([](const CLI::App& app) {
         for (const CLI::Option* o : app.get_options()) {
             if (o->get_expected_max() == 0) continue;
-            EXPECT_NE(o->get_type_name(), "TEXT") << path_of(app) << " " << o->get_name();
-            EXPECT_FALSE(o->get_type_name().empty()) << path_of(app) << " " << o->get_name();
+            EXPECT_NE(o->get_type_name(), "TEXT") << cli::path_of(app) << " " << o->get_name();
+            EXPECT_FALSE(o->get_type_name().empty()) << cli::path_of(app) << " " << o->get_name();
         }
     });
 }
@@ -56,10 +49,10 @@ TEST(Help, EveryCommandShowsTwoToFourExamplesThatParse) {
     int commands = 0;
     cli::visit_commands([&](const CLI::App& app) {
         ++commands;
-        const auto& ex = cli::help_examples(path_of(app));
-        EXPECT_GE(ex.size(), 2u) << "'" << path_of(app) << "'";
-        EXPECT_LE(ex.size(), 4u) << "'" << path_of(app) << "'";
-        EXPECT_NE(app.get_footer().find("Examples:"), std::string::npos) << path_of(app);
+        const auto& ex = cli::help_examples(cli::path_of(app));
+        EXPECT_GE(ex.size(), 2u) << "'" << cli::path_of(app) << "'";
+        EXPECT_LE(ex.size(), 4u) << "'" << cli::path_of(app) << "'";
+        EXPECT_NE(app.get_footer().find("Examples:"), std::string::npos) << cli::path_of(app);
         for (const auto& e : ex) {
             auto words = words_of(e);
             EXPECT_EQ(cli::parse_only(words), 0) << e;
@@ -91,13 +84,13 @@ TEST(Completion, ScriptsCoverEveryCommandAndOption) {
     EXPECT_NE(bash.find("complete -F _exitbench exitbench"), std::string::npos);
     EXPECT_EQ(zsh.rfind("#compdef exitbench", 0), 0u);
     cli::visit_commands([&](const CLI::App& app) {
-        std::string arm = "'" + path_of(app) + "')";
+        std::string arm = "'" + cli::path_of(app) + "')";
         EXPECT_NE(bash.find(arm), std::string::npos) << arm;
         EXPECT_NE(zsh.find(arm), std::string::npos) << arm;
         for (const CLI::Option* o : app.get_options())
             for (const auto& l : o->get_lnames()) {
-                EXPECT_NE(bash.find("--" + l), std::string::npos) << path_of(app) << " --" << l;
-                EXPECT_NE(zsh.find("--" + l), std::string::npos) << path_of(app) << " --" << l;
+                EXPECT_NE(bash.find("--" + l), std::string::npos) << cli::path_of(app) << " --" << l;
+                EXPECT_NE(zsh.find("--" + l), std::string::npos) << cli::path_of(app) << " --" << l;
             }
     });
     // Test names hold colons, which zsh's _describe would take as a separator.

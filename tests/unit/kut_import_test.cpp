@@ -16,7 +16,7 @@ using report::parse_kut;
 
 namespace {
 
-std::string fixture(const std::string& name) { return read_fixture("kut/" + name); }
+std::string kut_log(const std::string& name) { return read_fixture("kut/" + name); }
 
 // The one-line reason parse_kut gives, or "" when it accepts the text.
 std::string refusal(std::string_view text) {
@@ -135,7 +135,7 @@ TEST(KutImport, AMeasuredRunMustStillHaveATscFrequency) {
 
 // vmexit.flat under QEMU with KVM on this machine: -serial stdio, CRLF line ends.
 TEST(KutImport, ReadsARealSerialConsoleLog) {
-    auto text = fixture("vmexit-serial.log");
+    auto text = kut_log("vmexit-serial.log");
     ASSERT_NE(text.find("\r\n"), std::string::npos);  // as QEMU's serial port wrote it
     auto k = parse_kut(text);
     std::vector<std::string> names;
@@ -146,7 +146,7 @@ TEST(KutImport, ReadsARealSerialConsoleLog) {
     EXPECT_FALSE(k.tests.back().cycles);  // one vCPU: "ipi (skipped)"
     EXPECT_EQ(k.other_lines, 8u);         // the banner lines and "PM timer port is 608"
     // The bare lines of the same run read the same.
-    auto bare = parse_kut(fixture("vmexit-lines.txt"));
+    auto bare = parse_kut(kut_log("vmexit-lines.txt"));
     ASSERT_EQ(bare.tests.size(), k.tests.size());
     for (size_t i = 0; i < k.tests.size(); ++i) {
         EXPECT_EQ(bare.tests[i].name, k.tests[i].name);
@@ -157,15 +157,15 @@ TEST(KutImport, ReadsARealSerialConsoleLog) {
 // kvm-unit-tests' run_tests.sh logs (logs/*.log): its command line, QEMU's
 // warnings, the guest's output; vmexit_ipi also has the receiver's indented line.
 TEST(KutImport, ReadsRealRunTestsLogs) {
-    auto cpuid = parse_kut(fixture("vmexit_cpuid.log"));
+    auto cpuid = parse_kut(kut_log("vmexit_cpuid.log"));
     ASSERT_EQ(cpuid.tests.size(), 1u);
     EXPECT_EQ(cpuid.tests[0].name, "cpuid");
     EXPECT_EQ(cpuid.tests[0].cycles, 38002);
-    auto ipi = parse_kut(fixture("vmexit_ipi.log"));
+    auto ipi = parse_kut(kut_log("vmexit_ipi.log"));
     ASSERT_EQ(ipi.tests.size(), 1u);  // "  ipi ipi 326641" is the receiver's figure, not a result
     EXPECT_EQ(ipi.tests[0].name, "ipi");
     EXPECT_EQ(ipi.tests[0].cycles, 418475);
-    auto pm = parse_kut(fixture("vmexit_inl_pmtimer.log"));
+    auto pm = parse_kut(kut_log("vmexit_inl_pmtimer.log"));
     ASSERT_EQ(pm.tests.size(), 1u);
     EXPECT_EQ(pm.tests[0].name, "inl_from_pmtimer");
     EXPECT_EQ(pm.tests[0].line, 11u);
@@ -190,7 +190,7 @@ report::KutLog log_of(const std::string& file, const std::string& text) {
 TEST(KutImport, LogsOfOneInvocationAreOneRunWithEachLogsSha256) {
     std::vector<report::KutLog> logs;
     for (const char* f : {"vmexit_cpuid.log", "vmexit_inl_pmtimer.log", "vmexit_ipi.log"})
-        logs.push_back(log_of(std::string("logs/") + f, fixture(f)));
+        logs.push_back(log_of(std::string("logs/") + f, kut_log(f)));
     logs.push_back(log_of("logs/vmexit_vmcall.log", kTimedOut));
     auto r = report::kut_run_report(logs, "logs");
     std::vector<std::string> names;
@@ -205,7 +205,7 @@ TEST(KutImport, LogsOfOneInvocationAreOneRunWithEachLogsSha256) {
     EXPECT_EQ(im.file, "logs");
     ASSERT_EQ(im.logs.size(), 4u);
     EXPECT_EQ(im.logs[1].file, "logs/vmexit_inl_pmtimer.log");
-    EXPECT_EQ(im.logs[1].sha256, report::sha256_hex(fixture("vmexit_inl_pmtimer.log")));
+    EXPECT_EQ(im.logs[1].sha256, report::sha256_hex(kut_log("vmexit_inl_pmtimer.log")));
     EXPECT_EQ(im.logs[3].tests, std::vector<std::string>{"vmcall"});
     // The run's digest is that of the logs' sha256sum lines, by base name.
     std::string manifest;
@@ -215,7 +215,7 @@ TEST(KutImport, LogsOfOneInvocationAreOneRunWithEachLogsSha256) {
     // The result JSON carries every log, and reads back.
     auto j = result::to_json(r);
     ASSERT_EQ(j["provenance"]["imported"]["logs"].size(), 4u);
-    EXPECT_EQ(j["provenance"]["imported"]["logs"][2]["sha256"], report::sha256_hex(fixture("vmexit_ipi.log")));
+    EXPECT_EQ(j["provenance"]["imported"]["logs"][2]["sha256"], report::sha256_hex(kut_log("vmexit_ipi.log")));
     auto back = result::from_json(j);
     ASSERT_EQ(back.provenance.imported->logs.size(), 4u);
     EXPECT_EQ(back.provenance.imported->logs[3].sha256, report::sha256_hex(kTimedOut));
@@ -223,7 +223,7 @@ TEST(KutImport, LogsOfOneInvocationAreOneRunWithEachLogsSha256) {
 }
 
 TEST(KutImport, ATestInTwoLogsOfOneRunIsRefusedNamingBoth) {
-    auto cpuid = fixture("vmexit_cpuid.log");
+    auto cpuid = kut_log("vmexit_cpuid.log");
     try {
         report::kut_run_report({log_of("logs/a.log", cpuid), log_of("logs/b.log", kTimedOut),
                                 log_of("logs/c.log", "cpuid 5\n")}, "logs");
@@ -249,11 +249,11 @@ TEST(KutImport, OneFilesRunHasNoLogsAndOldFilesStillRead) {
 }
 
 TEST(KutImport, TellsRunTestsLogsOfVmexitFromOtherTestsLogs) {
-    EXPECT_TRUE(report::is_run_tests_log(fixture("vmexit_cpuid.log")));
+    EXPECT_TRUE(report::is_run_tests_log(kut_log("vmexit_cpuid.log")));
     EXPECT_TRUE(report::is_run_tests_log(kTimedOut));
-    EXPECT_FALSE(report::is_run_tests_log(fixture("vmexit-serial.log")));
+    EXPECT_FALSE(report::is_run_tests_log(kut_log("vmexit-serial.log")));
     EXPECT_FALSE(report::is_run_tests_log("cpuid 5\n"));
-    EXPECT_EQ(report::other_kut_kernel(fixture("vmexit_cpuid.log")), "");
+    EXPECT_EQ(report::other_kut_kernel(kut_log("vmexit_cpuid.log")), "");
     EXPECT_EQ(report::other_kut_kernel("timeout 90s /usr/bin/qemu-system-x86_64 -nodefaults -kernel "
                                        "x86/emulator.flat -smp 1 # -initrd /tmp/x\nPASS\n"),
               "x86/emulator.flat");

@@ -24,7 +24,7 @@ std::string text_error_of(std::string_view text) {
     return "";
 }
 
-const Row* find(const Report& r, std::string_view name) {
+const Row* row_named(const Report& r, std::string_view name) {
     for (const Row& row : r.rows)
         if (row.name == name) return &row;
     return nullptr;
@@ -43,7 +43,7 @@ TEST(PerfText, RealVmexitTableFromNestedSvm) {
     EXPECT_EQ(r.mode, Mode::VmExit);
     EXPECT_EQ(r.isa, "svm");
     EXPECT_FALSE(r.imported.empty());
-    const Row* cpuid = find(r, "cpuid");
+    const Row* cpuid = row_named(r, "cpuid");
     ASSERT_NE(cpuid, nullptr);
     EXPECT_EQ(cpuid->key, 0x72u);  // SVM_EXIT_CPUID
     EXPECT_GE(cpuid->count, 600u);  // 200 x 3 repeats at least

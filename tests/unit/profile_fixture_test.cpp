@@ -13,7 +13,7 @@ using eb::report::render_perf;
 using eb::report::render_profile_compare;
 
 namespace {
-std::string fixture(const char* name) { return eb::test::fixtures_dir() + "/profile/" + name; }
+std::string profile_fixture(const char* name) { return eb::test::fixtures_dir() + "/profile/" + name; }
 const Row* row(const Report& r, const std::string& name) {
     for (const auto& x : r.rows)
         if (x.name == name) return &x;
@@ -22,7 +22,7 @@ const Row* row(const Report& r, const std::string& name) {
 } // namespace
 
 TEST(ProfileFixtures, NestedSvmPairsExitsWithEntries) {
-    auto trace = read_trace(fixture("nested-svm-cpuid-msr-io.trace"));
+    auto trace = read_trace(profile_fixture("nested-svm-cpuid-msr-io.trace"));
     EXPECT_EQ(trace.header.isa, "svm");
     auto rep = analyze(trace, {});
     EXPECT_TRUE(rep.degraded.empty());
@@ -45,7 +45,7 @@ TEST(ProfileFixtures, NestedSvmPairsExitsWithEntries) {
 }
 
 TEST(ProfileFixtures, SoftwareBackendIsCountsOnlyAndSaysSo) {
-    auto trace = read_trace(fixture("host-pvm-mmio.trace"));
+    auto trace = read_trace(profile_fixture("host-pvm-mmio.trace"));
     auto rep = analyze(trace, {});
     EXPECT_FALSE(rep.degraded.empty());
     EXPECT_NE(rep.degraded.find("kvm_exit"), std::string::npos);

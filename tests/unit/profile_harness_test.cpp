@@ -10,16 +10,16 @@ namespace {
 constexpr uint64_t kPort = 0x5e0;
 constexpr uint64_t kIoInstruction = 30;  // VMX exit reason
 
-Event ev(uint64_t ts, uint32_t tid, EventType t, uint64_t a = 0, uint64_t b = 0) {
+Event harness_event(uint64_t ts, uint32_t tid, EventType t, uint64_t a = 0, uint64_t b = 0) {
     return Event{ts, tid, 0, 0, t, 0, 0, a, b};
 }
 
 // One PIO exit on thread `tid`: kvm_exit, kvm_pio, [kvm_userspace_exit], kvm_entry.
 void pio_exit(std::vector<Event>& v, uint64_t ts, uint32_t tid, uint64_t port, uint64_t len, bool user) {
-    v.push_back(ev(ts, tid, EventType::Exit, kIoInstruction));
-    v.push_back(ev(ts + 1, tid, EventType::Pio, port, 1));
-    if (user) v.push_back(ev(ts + 2, tid, EventType::UserspaceExit, 2));
-    v.push_back(ev(ts + len, tid, EventType::Entry));
+    v.push_back(harness_event(ts, tid, EventType::Exit, kIoInstruction));
+    v.push_back(harness_event(ts + 1, tid, EventType::Pio, port, 1));
+    if (user) v.push_back(harness_event(ts + 2, tid, EventType::UserspaceExit, 2));
+    v.push_back(harness_event(ts + len, tid, EventType::Entry));
 }
 } // namespace
 
@@ -28,8 +28,8 @@ TEST(ProfileHarness, UcallExitsAreLeftOutAndTimedApart) {
     pio_exit(v, 0, 7, 0x4d0, 100, false);           // the test's exit
     pio_exit(v, 1000, 7, kPort, 275000, true);      // a batch boundary
     // Another thread's exit interleaved with the ucall's: kept.
-    v.insert(v.begin() + 6, ev(1500, 8, EventType::Exit, kIoInstruction));
-    v.insert(v.begin() + 7, ev(1600, 8, EventType::Entry));
+    v.insert(v.begin() + 6, harness_event(1500, 8, EventType::Exit, kIoInstruction));
+    v.insert(v.begin() + 7, harness_event(1600, 8, EventType::Entry));
     pio_exit(v, 300000, 7, 0x4d0, 120, false);
     std::stable_sort(v.begin(), v.end(), [](const Event& a, const Event& b) { return a.ts_ns < b.ts_ns; });
 
@@ -48,9 +48,9 @@ TEST(ProfileHarness, UcallExitsAreLeftOutAndTimedApart) {
 }
 
 TEST(ProfileHarness, WithoutKvmExitThePioAndItsUserspaceExitGo) {
-    std::vector<Event> v = {ev(0, 3, EventType::Pio, 0x1234, 0), ev(1, 3, EventType::UserspaceExit, 2),
-                            ev(5, 3, EventType::Pio, kPort, 1), ev(6, 3, EventType::UserspaceExit, 2),
-                            ev(9, 3, EventType::Msr, 0x3b, 0)};
+    std::vector<Event> v = {harness_event(0, 3, EventType::Pio, 0x1234, 0), harness_event(1, 3, EventType::UserspaceExit, 2),
+                            harness_event(5, 3, EventType::Pio, kPort, 1), harness_event(6, 3, EventType::UserspaceExit, 2),
+                            harness_event(9, 3, EventType::Msr, 0x3b, 0)};
     auto s = split_harness(v, kPort);
     EXPECT_EQ(s.harness_exits, 1u);
     EXPECT_TRUE(s.harness_ns.empty());

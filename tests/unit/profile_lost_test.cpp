@@ -11,7 +11,7 @@ namespace {
 
 constexpr uint64_t kCpuid = 10;
 
-Event ev(EventType t, uint64_t ts, uint32_t tid, uint16_t cpu, uint64_t a = 0) {
+Event lost_event(EventType t, uint64_t ts, uint32_t tid, uint16_t cpu, uint64_t a = 0) {
     return Event{ts, tid, 0, cpu, t, 0, 0, a, 0};
 }
 
@@ -19,16 +19,16 @@ Event ev(EventType t, uint64_t ts, uint32_t tid, uint16_t cpu, uint64_t a = 0) {
 
 TEST(ProfileLost, OnlyBeginsOpenAcrossALostRecordOnTheirCpuAreDiscarded) {
     std::vector<Event> v = {
-        ev(EventType::Lost, 5, 0, 0, 1),          // before tid 1's begin: no effect on it
-        ev(EventType::Exit, 10, 1, 0, kCpuid),
-        ev(EventType::Exit, 10, 2, 1, kCpuid),
-        ev(EventType::Exit, 10, 3, 0, kCpuid),
-        ev(EventType::Lost, 20, 0, 1, 3),         // discards tid 2's exit only
-        ev(EventType::Entry, 30, 1, 0),
-        ev(EventType::Entry, 30, 2, 1),
-        ev(EventType::Exit, 40, 2, 1, kCpuid),    // a new begin after the loss
-        ev(EventType::Entry, 50, 2, 1),
-        ev(EventType::Lost, 60, 0, 0, 1),         // tid 3 is still open: discarded, not in flight
+        lost_event(EventType::Lost, 5, 0, 0, 1),          // before tid 1's begin: no effect on it
+        lost_event(EventType::Exit, 10, 1, 0, kCpuid),
+        lost_event(EventType::Exit, 10, 2, 1, kCpuid),
+        lost_event(EventType::Exit, 10, 3, 0, kCpuid),
+        lost_event(EventType::Lost, 20, 0, 1, 3),         // discards tid 2's exit only
+        lost_event(EventType::Entry, 30, 1, 0),
+        lost_event(EventType::Entry, 30, 2, 1),
+        lost_event(EventType::Exit, 40, 2, 1, kCpuid),    // a new begin after the loss
+        lost_event(EventType::Entry, 50, 2, 1),
+        lost_event(EventType::Lost, 60, 0, 0, 1),         // tid 3 is still open: discarded, not in flight
     };
     Report r = analyze(v, "vmx", {});
     ASSERT_EQ(r.rows.size(), 1u);
@@ -43,9 +43,9 @@ TEST(ProfileLost, ManyLostRecordsOnManyThreadsStayLinear) {
     constexpr uint32_t n = 200000;
     std::vector<Event> v;
     v.reserve(3 * n);
-    for (uint32_t i = 0; i < n; ++i) v.push_back(ev(EventType::Exit, i, 1000 + i, 0, kCpuid));
-    for (uint32_t i = 0; i < n; ++i) v.push_back(ev(EventType::Lost, n + i, 0, 1, 1));  // another CPU
-    for (uint32_t i = 0; i < n; ++i) v.push_back(ev(EventType::Entry, 2 * n + i, 1000 + i, 0));
+    for (uint32_t i = 0; i < n; ++i) v.push_back(lost_event(EventType::Exit, i, 1000 + i, 0, kCpuid));
+    for (uint32_t i = 0; i < n; ++i) v.push_back(lost_event(EventType::Lost, n + i, 0, 1, 1));  // another CPU
+    for (uint32_t i = 0; i < n; ++i) v.push_back(lost_event(EventType::Entry, 2 * n + i, 1000 + i, 0));
     auto t0 = std::chrono::steady_clock::now();
     Report r = analyze(v, "vmx", {});
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
