@@ -10,6 +10,8 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "sys/fd.h"
+
 namespace eb::env {
 
 namespace fs = std::filesystem;
@@ -44,14 +46,13 @@ void add_dir(Facts& out, const std::string& prefix, const fs::path& dir) {
 
 std::string host_spec_ctrl(int cpu) {
     std::string path = fmt::format("/dev/cpu/{}/msr", cpu);
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    sys::Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd.valid())
         return unreadable(path + ": " + std::strerror(errno) +
                           (errno == ENOENT ? " (the msr module is not loaded)" : ""));
     uint64_t v = 0;
-    ssize_t n = ::pread(fd, &v, sizeof v, 0x48);
+    ssize_t n = ::pread(fd.get(), &v, sizeof v, 0x48);
     int e = errno;
-    ::close(fd);
     if (n != sizeof v) return unreadable(path + " offset 0x48: " + std::strerror(n < 0 ? e : EIO));
     return fmt::format("{:#x}", v);
 }

@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "sys/error.h"
+#include "sys/fd.h"
+#include "sys/io.h"
 
 namespace eb::lab {
 
@@ -30,8 +32,8 @@ bool findable(const std::string& program) {
 
 struct Child {
     pid_t pid = -1;
-    int go = -1;       // a byte lets the child exec; EOF makes it exit
-    int exec_err = -1; // the child's errno if exec failed; EOF once it succeeded
+    sys::Fd go;        // a byte lets the child exec; EOF makes it exit
+    sys::Fd exec_err;  // the child's errno if exec failed; EOF once it succeeded
 };
 
 // Forks a child that waits for `go`, then execs the command with the default
@@ -40,17 +42,21 @@ Child spawn_held(const std::vector<std::string>& command) {
     std::vector<char*> argv;
     for (const auto& w : command) argv.push_back(const_cast<char*>(w.c_str()));
     argv.push_back(nullptr);
-    int go[2], err[2];
-    if (::pipe2(go, O_CLOEXEC) < 0 || ::pipe2(err, O_CLOEXEC) < 0)
-        throw HostError(fmt::format("cannot create a pipe: {}", std::strerror(errno)));
+    sys::Pipe go, err;
+    try {
+        go = sys::make_pipe();
+        err = sys::make_pipe();
+    } catch (const std::exception& e) {
+        throw HostError(fmt::format("cannot create a pipe: {}", e.what()));
+    }
     pid_t pid = ::fork();
     if (pid < 0) throw HostError(fmt::format("cannot start '{}': {}", command[0], std::strerror(errno)));
     if (pid == 0) {
-        ::close(go[1]);
-        ::close(err[0]);
+        go.write.reset();
+        err.read.reset();
         char c = 0;
         ssize_t n;
-        while ((n = ::read(go[0], &c, 1)) < 0 && errno == EINTR) {}
+        while ((n = ::read(go.read.get(), &c, 1)) < 0 && errno == EINTR) {}
         if (n != 1) ::_exit(126);  // EOF: recording never started, so do not run the command
         for (int sig : {SIGPIPE, SIGXFSZ, SIGINT, SIGTERM, SIGHUP}) ::signal(sig, SIG_DFL);
         sigset_t none;
@@ -58,12 +64,10 @@ Child spawn_held(const std::vector<std::string>& command) {
         ::sigprocmask(SIG_SETMASK, &none, nullptr);
         ::execvp(argv[0], argv.data());
         int e = errno;
-        (void)!::write(err[1], &e, sizeof e);
+        (void)!::write(err.write.get(), &e, sizeof e);
         ::_exit(127);
     }
-    ::close(go[0]);
-    ::close(err[1]);
-    return {pid, go[1], err[0]};
+    return {pid, std::move(go.write), std::move(err.read)};  // the child's ends close here
 }
 
 std::string describe(int status) {
@@ -88,22 +92,21 @@ CommandRecording record_command(const std::vector<std::string>& command, profile
     };
     profile::RecordHooks hooks;
     hooks.on_start = [&] {
-        (void)!::write(child.go, "g", 1);
-        ::close(child.go);
-        child.go = -1;
-        if (::read(child.exec_err, &exec_errno, sizeof exec_errno) != sizeof exec_errno) exec_errno = 0;
+        (void)!::write(child.go.get(), "g", 1);
+        child.go.reset();
+        if (::read(child.exec_err.get(), &exec_errno, sizeof exec_errno) != sizeof exec_errno) exec_errno = 0;
     };
     hooks.done = [&] { return exec_errno != 0 || reap(WNOHANG); };
     profile::RecordResult r;
     try {
         r = profile::record(o, interrupt, hooks);
     } catch (const std::exception& e) {
-        if (child.go >= 0) ::close(child.go);  // never started: it exits at EOF
+        if (child.go.valid()) child.go.reset();  // never started: it exits at EOF
         else ::kill(child.pid, SIGTERM);
         reap(0);
         throw HostError(e.what());
     }
-    ::close(child.exec_err);
+    child.exec_err.reset();
     if (!exited) ::kill(child.pid, SIGTERM);  // we were stopped: so is the command
     reap(0);
     if (exec_errno) throw HostError(fmt::format("cannot run '{}': {}", command[0], std::strerror(exec_errno)));

@@ -79,19 +79,16 @@ HostSampler::~HostSampler() {
     stop_.store(true);
     reader_.join();
     std::lock_guard lk(mu_);
-    for (auto& r : rings_) ioctl(r.fd, PERF_EVENT_IOC_DISABLE, 0);
+    for (auto& r : rings_) ioctl(r.fd.get(), PERF_EVENT_IOC_DISABLE, 0);
     drain_locked();
-    for (auto& r : rings_) {
-        munmap(r.map, r.map_bytes);
-        close(r.fd);
-    }
+    for (auto& r : rings_) munmap(r.map, r.map_bytes);
+    rings_.clear();  // closes the events
 }
 
 void HostSampler::probe(uint32_t frequency_hz) {
     auto a = sampling_attr(1'000'000'000ull / std::max<uint32_t>(frequency_hz, 1));
-    int fd = perf_event_open(a, 0);
-    if (fd < 0) throw_open_error(errno);
-    close(fd);
+    sys::Fd fd(perf_event_open(a, 0));
+    if (!fd.valid()) throw_open_error(errno);
 }
 
 void HostSampler::enable(const std::vector<pid_t>& tids) {
@@ -103,28 +100,27 @@ void HostSampler::enable(const std::vector<pid_t>& tids) {
         for (const auto& r : rings_) known = known || r.tid == tid;
         if (known) continue;
         auto a = sampling_attr(period_ns_);
-        int fd = perf_event_open(a, tid);
-        if (fd < 0) {
+        sys::Fd fd(perf_event_open(a, tid));
+        if (!fd.valid()) {
             if (errno == ESRCH) continue;  // the thread has already ended
             throw_open_error(errno);
         }
         size_t bytes = (kRingPages + 1) * page;
-        void* map = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        void* map = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
         if (map == MAP_FAILED) {
             int e = errno;
-            close(fd);
             throw SamplerError(fmt::format("--host-profile: cannot map a {} KiB sample ring: {} (see "
                                            "kernel.perf_event_mlock_kb and ulimit -l)",
                                            bytes / 1024, std::strerror(e)));
         }
-        rings_.push_back({fd, tid, map, bytes});
+        rings_.push_back({std::move(fd), tid, map, bytes});
     }
-    for (auto& r : rings_) ioctl(r.fd, PERF_EVENT_IOC_ENABLE, 0);
+    for (auto& r : rings_) ioctl(r.fd.get(), PERF_EVENT_IOC_ENABLE, 0);
 }
 
 void HostSampler::disable() {
     std::lock_guard lk(mu_);
-    for (auto& r : rings_) ioctl(r.fd, PERF_EVENT_IOC_DISABLE, 0);
+    for (auto& r : rings_) ioctl(r.fd.get(), PERF_EVENT_IOC_DISABLE, 0);
 }
 
 void HostSampler::drain() {
@@ -161,7 +157,7 @@ void HostSampler::reader_loop() {
         {
             std::lock_guard lk(mu_);
             fds.clear();
-            for (const auto& r : rings_) fds.push_back({r.fd, POLLIN, 0});
+            for (const auto& r : rings_) fds.push_back({r.fd.get(), POLLIN, 0});
         }
         if (fds.empty()) {
             usleep(20'000);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "profile/perf_ring.h"
+#include "sys/fd.h"
 
 namespace eb::profile {
 
@@ -49,7 +50,7 @@ public:
 
 private:
     struct Ring {
-        int fd = -1;
+        sys::Fd fd;
         pid_t tid = 0;
         void* map = nullptr;
         size_t map_bytes = 0;
