@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "cli/app.h"
+#include "cli/compare_host_profile.h"
 #include "cli/compare_live.h"
 #include "cli/history.h"
 #include "cli/errors.h"
@@ -71,6 +72,7 @@ void add_compare_options(CLI::App& cmd, CompareArgs& a) {
                    "else 0. Every slower test is listed on stderr");
     cmd.add_option("--alpha", a.alpha, "significance level (default 0.05)");
     cmd.add_option("--seed", a.seed, "seed of the per-round order shuffle with three or more configurations");
+    add_compare_host_profile_option(cmd, a.host_profile);
 }
 
 RunPlan plan_config(const std::string& label, const std::vector<std::string>& words, const RunArgs& common) {
@@ -297,11 +299,14 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
     suite::ComparisonReport cmp;
     std::vector<std::string> header;
     LiveRuns ran;  // stays empty when saved results are compared: nothing new to save
+    std::unique_ptr<CompareHostProfile> host;  // --host-profile
     if (auto refs = saved_sides(a)) {
         reject_run_options(a);
         if (a.common.no_save || !a.common.label.empty() || !a.common.note.empty())
             throw UsageError("--label, --note and --no-save apply when compare runs configurations itself; "
                              "saved results are in the history already");
+        if (!a.host_profile.empty())
+            throw UsageError("--host-profile applies when compare runs configurations itself (--a/--b, --config)");
         auto expanded = expand_sides(*refs, a.db);
         auto* paths = &expanded;
         std::vector<std::vector<suite::RunReport>> sides(paths->size());
@@ -330,15 +335,23 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
         if (a.common.no_save && (!a.db.empty() || !a.common.label.empty() || !a.common.note.empty()))
             throw UsageError("--no-save does not save, so --db, --label and --note have nothing to apply to");
         if (!a.common.no_save) require_saveable(a.db);
-        cmp = run_live(device, a, alpha, interrupt, header, &ran);
+        if (!a.host_profile.empty()) host = std::make_unique<CompareHostProfile>(a.host_profile);
+        cmp = run_live(device, a, alpha, interrupt, header, &ran, host.get());
     }
 
     // The files first: a closed stdout must not lose them.
     report::Comparison doc{std::move(cmp), std::move(header)};
-    bool written = write_exports(exports, doc);
+    double tsc_mhz = ran.rounds.empty() || ran.rounds[0].empty() ? 0 : ran.rounds[0][0].host.tsc_mhz;
+    bool written = !host || host->write_html(exports, doc, ran.labels, tsc_mhz);
+    written = write_exports(exports, doc) && written;
     // An interrupted compare is partial: it would mislead a later one.
     bool saved = a.common.no_save || interrupt.load() || save_live(a, ran);
     write_stdout(exporter->render(doc));
+    if (host) {  // after a table on stdout; beside any other format on stderr, as run's
+        auto tables = host->tables(ran.labels, tsc_mhz, alpha);
+        if (a.common.format == "table") write_stdout(tables);
+        else fmt::print(stderr, "{}", tables);
+    }
     const auto& result = doc.report;
     if (!written) return kHost;
     if (!saved) return kNotSaved;

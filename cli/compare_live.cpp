@@ -94,7 +94,7 @@ std::string after_pilot(Schedule& sched, const std::vector<std::string>& labels,
 
 suite::ComparisonReport run_live(const std::string& device, const CompareArgs& a, double alpha,
                                  const std::atomic<bool>& interrupt, std::vector<std::string>& header,
-                                 LiveRuns* ran) {
+                                 LiveRuns* ran, CompareHostProfile* host) {
     if (!a.common.sessions.empty())
         throw UsageError("--sessions does not apply to compare: every round is one session per configuration; "
                          "use --rounds");
@@ -116,7 +116,8 @@ suite::ComparisonReport run_live(const std::string& device, const CompareArgs& a
     while (done < sched.rounds && !interrupt.load()) {
         for (size_t k : round_order(plans.size(), done, rng)) {
             if (interrupt.load()) break;
-            rounds[k].push_back(execute(sys, plans[k], interrupt, false));
+            rounds[k].push_back(execute(sys, plans[k], interrupt, false, host ? host->starting(k) : nullptr));
+            if (host) host->finished(k);
         }
         if (interrupt.load()) break;  // a round cut short is no pair
         ++done;
@@ -130,6 +131,7 @@ suite::ComparisonReport run_live(const std::string& device, const CompareArgs& a
         }
         if (sched.budget_s > 0 && done == suite::kPilotRounds && plan.empty()) {
             plan = after_pilot(sched, labels, rounds, alpha);
+            if (host) host->keep_rounds(0);
             done = 0;
             continue;
         }
@@ -139,6 +141,7 @@ suite::ComparisonReport run_live(const std::string& device, const CompareArgs& a
         }
     }
     for (auto& r : rounds) r.resize(std::min<size_t>(r.size(), done));
+    if (host) host->keep_rounds(done);
     std::string order = plans.size() == 2 ? "alternating AB, BA" : fmt::format("shuffled per round, --seed {}", sched.seed);
     header.insert(header.begin(), fmt::format("{} configurations, {} round{} interleaved ({}), each round one fresh "
                                               "VM per test and configuration{}{}",

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/compare.h"
+#include "cli/compare_host_profile.h"
 #include "suite/compare.h"
 
 namespace eb::cli {
@@ -22,10 +23,11 @@ struct LiveRuns {
 };
 
 // Runs the configurations and compares them round by round; `header` gets
-// the lines that describe what ran, `ran` (if given) the results.
+// the lines that describe what ran, `ran` (if given) the results, `host`
+// (if given) a host profile of every configuration's run in every round.
 suite::ComparisonReport run_live(const std::string& device, const CompareArgs& a, double alpha,
                                  const std::atomic<bool>& interrupt, std::vector<std::string>& header,
-                                 LiveRuns* ran = nullptr);
+                                 LiveRuns* ran = nullptr, CompareHostProfile* host = nullptr);
 
 // One configuration's rounds as one run whose sessions are the rounds (in
 // round order), as `run --sessions N` would have saved them.

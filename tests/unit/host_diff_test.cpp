@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "profile/host_diff.h"
+#include "report/flame_diff.h"
 #include "report/host_diff_text.h"
 
 namespace eb::profile {
@@ -122,6 +123,38 @@ TEST(HostDiffText, MovedFunctionsOrSayNothingMoved) {
     auto still = report::render_host_diff(
         host_diff("A", "B", rounds_of(kEmulated, 6, rng), rounds_of(kEmulated, 6, rng), kMhz));
     EXPECT_NE(still.find("nothing measurably moved: none of the 4 function(s) tested"), std::string::npos) << still;
+}
+
+} // namespace
+} // namespace eb::profile
+
+namespace eb::profile {
+namespace {
+
+// The differential tree: each frame's ns per iteration on both sides,
+// averaged over the rounds, its width their mean.
+TEST(HostDiffFlame, FramesCarryBothSidesTimePerIteration) {
+    auto one = [](const char* leaf, double cycles) {
+        TestHostProfile p;
+        p.test = "t";
+        p.add({"run", leaf}, 3);
+        p.add({"run", "common"}, 1);
+        p.sampled = {1, 10, cycles * 10};
+        return RoundProfiles{p};
+    };
+    std::vector<RoundProfiles> a{one("slow", 400), one("slow", 800)}, b{one("fast", 200), one("fast", 200)};
+    auto tree = report::diff_flame_tree("t", a, b, kMhz);
+    ASSERT_FALSE(tree.is_null());
+    EXPECT_DOUBLE_EQ(tree["a"].get<double>(), 600);  // the mean of 400 and 800 ns
+    EXPECT_DOUBLE_EQ(tree["b"].get<double>(), 200);
+    EXPECT_DOUBLE_EQ(tree["value"].get<double>(), 400);
+    const auto& run = tree["children"][0];
+    ASSERT_EQ(run["children"].size(), 3u);  // common, fast, slow (name order)
+    EXPECT_EQ(run["children"][1]["name"], "fast");
+    EXPECT_DOUBLE_EQ(run["children"][1]["a"].get<double>(), 0);
+    EXPECT_DOUBLE_EQ(run["children"][1]["b"].get<double>(), 150);
+    EXPECT_DOUBLE_EQ(run["children"][2]["a"].get<double>(), 450);
+    EXPECT_TRUE(report::diff_flame_tree("other", a, b, kMhz).is_null());
 }
 
 } // namespace
