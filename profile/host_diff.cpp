@@ -129,7 +129,11 @@ HostDiff host_diff(const std::string& label_a, const std::string& label_b, const
             cb.push_back(costs_of(*pb, tsc_mhz));
         }
         size_t held = std::max(a.size(), b.size());
-        if (ca.size() < held)
+        if (ca.empty())
+            out.notes.push_back(fmt::format("{}: not compared: no round holds samples of it on both sides (its "
+                                            "sampled batches are too short for the sampling rate, or it ran on "
+                                            "one side only)", test));
+        else if (ca.size() < held)
             out.notes.push_back(fmt::format("{}: {} of {} rounds hold a profile on both sides (a side without "
                                             "samples or with no completed sampled batch is left out)",
                                             test, ca.size(), held));
