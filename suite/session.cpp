@@ -98,7 +98,10 @@ vmm::Action Session::on_batch_done(const abi::Mailbox& mb) {
     all_iterations_ += n_ * body_vcpus_;
     if (measuring_ && perturbed_) {
         ++set_aside_;  // the hooks' batch (sampled): another unperturbed one takes its place
+        after_set_aside_ = true;
     } else if (measuring_) {
+        obs_.gaps += after_set_aside_;
+        after_set_aside_ = false;
         windows_.emplace_back(batch_start_ns_, monotonic_ns());
         accumulate(prev_, snapshot());
         samples_.push_back(cycles / n_);

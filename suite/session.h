@@ -77,6 +77,7 @@ private:
     bool perturbed_ = false;     // the running batch is hooks_' (sampled): no result of it
     uint32_t hooked_batches_ = 0;  // measured batches the hooks were told of
     uint32_t set_aside_ = 0;       // perturbed batches left out of the results
+    bool after_set_aside_ = false; // the last measured batch was set aside
     RunSettings settings_;
     double goal_ticks_;
     uint32_t body_vcpus_;
