@@ -295,6 +295,9 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
     if (!a.fail_if_slower.empty()) fail_pct = parse_fraction("--fail-if-slower", a.fail_if_slower, 0, 1e6);
     auto exporter = stdout_exporter(a.common.format, report::Subject::Compare);
     auto exports = plan_exports(a.common.exports, a.common.json, report::Subject::Compare);
+    bool live = a.a || a.b || !a.configs.empty() || !a.preset.empty();
+    if (!a.host_profile.empty() && !live)
+        throw UsageError("--host-profile applies when compare runs configurations itself (--a/--b, --config)");
 
     suite::ComparisonReport cmp;
     std::vector<std::string> header;
@@ -305,8 +308,6 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
         if (a.common.no_save || !a.common.label.empty() || !a.common.note.empty())
             throw UsageError("--label, --note and --no-save apply when compare runs configurations itself; "
                              "saved results are in the history already");
-        if (!a.host_profile.empty())
-            throw UsageError("--host-profile applies when compare runs configurations itself (--a/--b, --config)");
         auto expanded = expand_sides(*refs, a.db);
         auto* paths = &expanded;
         std::vector<std::vector<suite::RunReport>> sides(paths->size());
