@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "cli/app.h"
+#include "cli/compare_host_profile.h"
 #include "cli/compare_live.h"
 #include "cli/emit.h"
 #include "cli/history.h"
@@ -72,6 +73,7 @@ void add_compare_options(CLI::App& cmd, CompareArgs& a) {
                    "else 0. Every slower test is listed on stderr");
     cmd.add_option("--alpha", a.alpha, "significance level (default 0.05)");
     cmd.add_option("--seed", a.seed, "seed of the per-round order shuffle with three or more configurations");
+    add_compare_host_profile_option(cmd, a.host_profile);
 }
 
 lab::RunPlan plan_config(const std::string& label, const std::vector<std::string>& words, const RunArgs& common) {
@@ -329,24 +331,38 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
     std::optional<double> fail_pct;
     if (!a.fail_if_slower.empty()) fail_pct = parse_fraction("--fail-if-slower", a.fail_if_slower, 0, 1e6);
     auto out = plan_outputs(a.common.format, a.common.exports, a.common.json, report::Subject::Compare);
+    bool live = a.a || a.b || !a.configs.empty() || !a.preset.empty();
+    if (!a.host_profile.empty() && !live)
+        throw UsageError("--host-profile applies when compare runs configurations itself (--a/--b, --config)");
 
     report::Comparison doc;
     lab::LiveRuns ran;  // stays empty when saved results are compared: nothing new to save
+    std::unique_ptr<CompareHostProfile> host;  // --host-profile
     if (auto refs = saved_sides(a)) {
         doc.report = compare_saved_sides(a, *refs, alpha, doc.header);
     } else {
         if (a.common.no_save && (!a.db.empty() || !a.common.label.empty() || !a.common.note.empty()))
             throw UsageError("--no-save does not save, so --db, --label and --note have nothing to apply to");
         if (!a.common.no_save) require_saveable(a.db);
-        doc.report = run_live(device, a, alpha, interrupt, doc.header, ran);
+        if (!a.host_profile.empty()) host = std::make_unique<CompareHostProfile>(a.host_profile);
+        doc.report = run_live(device, a, alpha, interrupt, doc.header, ran, host.get());
     }
+    // The HTML export gets the differential flame graphs; the tables follow
+    // a table on stdout, beside any other format they go to stderr (as run's).
+    double tsc_mhz = ran.rounds.empty() || ran.rounds[0].empty() ? 0 : ran.rounds[0][0].host.tsc_mhz;
+    bool host_written = !host || host->write_html(out.files, doc, ran.labels, tsc_mhz);
     // An interrupted compare is partial: it would mislead a later one.
     std::vector<lab::LabelledRun> runs;
     if (!a.common.no_save && !interrupt.load()) runs = lab::runs_to_save(ran, a.common.label, a.common.note);
     std::vector<ToSave> saves;
     for (const auto& r : runs) saves.push_back({&r.run, r.label, r.note});
     auto done = emit(out, doc, a.db, saves);
-    if (!done.written) return kHost;
+    if (host) {
+        auto tables = host->tables(ran.labels, tsc_mhz, alpha);
+        if (a.common.format == "table") write_stdout(tables);
+        else fmt::print(stderr, "{}", tables);
+    }
+    if (!done.written || !host_written) return kHost;
     if (!done.saved) return kNotSaved;
     if (interrupt.load()) return kInterrupted;
     if (fail_pct) return apply_gate(doc.report, *fail_pct);

@@ -18,6 +18,7 @@ struct CompareArgs {
     std::vector<std::pair<std::string, std::vector<std::string>>> preset;  // (label, run options) from a recipe
     std::string db, against;           // history: --db, --against last
     std::string rounds, time_budget, precision = "1", fail_if_slower, alpha = "0.05", seed;
+    std::string host_profile;          // --host-profile[=HZ] (cli/compare_host_profile.h)
 };
 
 void add_compare_options(CLI::App& cmd, CompareArgs& a);

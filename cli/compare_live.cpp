@@ -69,7 +69,7 @@ void show_round(uint64_t done, uint64_t rounds, double elapsed_s, double left_s)
 
 suite::ComparisonReport run_live(const std::string& device, const CompareArgs& a, double alpha,
                                  const std::atomic<bool>& interrupt, std::vector<std::string>& header,
-                                 lab::LiveRuns& ran) {
+                                 lab::LiveRuns& ran, lab::RoundHooks* hooks) {
     if (!a.common.sessions.empty())
         throw UsageError("--sessions does not apply to compare: every round is one session per configuration; "
                          "use --rounds");
@@ -79,7 +79,7 @@ suite::ComparisonReport run_live(const std::string& device, const CompareArgs& a
     for (const auto& c : cfgs) live.push_back({c.label, c.shown, plan_config(c.label, c.words, a.common)});
     auto sys = lab::open_kvm(device);
     return lab::run_live(sys, live, sched, alpha, interrupt, header, &ran,
-                         isatty(STDERR_FILENO) ? lab::RoundObserver(show_round) : lab::RoundObserver());
+                         isatty(STDERR_FILENO) ? lab::RoundObserver(show_round) : lab::RoundObserver(), hooks);
 }
 
 } // namespace eb::cli

@@ -22,7 +22,7 @@ void add_host_profile_options(CLI::App& run, HostProfileArgs& a) {
     run.add_flag(fmt::format("--host-profile{{{}}}", lab::kDefaultHostProfileHz), a.hz,
                  fmt::format("sample the vCPU threads (kernel and exitbench, with call chains, perf_event_open "
                              "cpu-clock) while the measured batches run, every other batch (the rest measure the "
-                             "overhead); print per test the functions in ns and cycles per iteration. "
+                             "overhead; the run's results come from those unsampled batches only); print per test the functions in ns and cycles per iteration. "
                              "--host-profile=HZ sets the rate (default {} Hz)",
                              lab::kDefaultHostProfileHz));
     run.add_option("--host-profile-folded", a.folded,

@@ -37,7 +37,8 @@ std::string after_pilot(LiveSchedule& sched, const std::vector<std::string>& lab
 
 suite::ComparisonReport run_live(const kvm::System& sys, const std::vector<LiveConfig>& configs,
                                  LiveSchedule sched, double alpha, const std::atomic<bool>& interrupt,
-                                 std::vector<std::string>& header, LiveRuns* ran, const RoundObserver& on_round) {
+                                 std::vector<std::string>& header, LiveRuns* ran, const RoundObserver& on_round,
+                                 RoundHooks* hooks) {
     std::vector<std::string> labels;
     for (const auto& c : configs) {
         labels.push_back(c.label);
@@ -51,7 +52,8 @@ suite::ComparisonReport run_live(const kvm::System& sys, const std::vector<LiveC
     while (done < sched.rounds && !interrupt.load()) {
         for (size_t k : round_order(configs.size(), done, rng)) {
             if (interrupt.load()) break;
-            rounds[k].push_back(execute(sys, configs[k].plan, interrupt));
+            rounds[k].push_back(execute(sys, configs[k].plan, interrupt, {}, hooks ? hooks->starting(k) : nullptr));
+            if (hooks) hooks->finished(k);
         }
         if (interrupt.load()) break;  // a round cut short is no pair
         ++done;
@@ -62,6 +64,7 @@ suite::ComparisonReport run_live(const kvm::System& sys, const std::vector<LiveC
         if (on_round) on_round(done, sched.rounds, elapsed, left);
         if (sched.budget_s > 0 && done == suite::kPilotRounds && plan.empty()) {
             plan = after_pilot(sched, labels, rounds, alpha);
+            if (hooks) hooks->keep_rounds(0);  // the pilot's profiles go with its rounds
             done = 0;
             continue;
         }
@@ -71,6 +74,7 @@ suite::ComparisonReport run_live(const kvm::System& sys, const std::vector<LiveC
         }
     }
     for (auto& r : rounds) r.resize(std::min<size_t>(r.size(), done));
+    if (hooks) hooks->keep_rounds(done);
     std::string order = configs.size() == 2 ? "alternating AB, BA" : fmt::format("shuffled per round, --seed {}", sched.seed);
     header.insert(header.begin(), fmt::format("{} configurations, {} round{} interleaved ({}), each round one fresh "
                                               "VM per test and configuration{}{}",

@@ -47,13 +47,24 @@ struct LiveRuns {
 // Told after each round: rounds done, of how many, seconds so far and left.
 using RoundObserver = std::function<void(uint64_t done, uint64_t rounds, double elapsed_s, double left_s)>;
 
+// Told around each configuration's run in each round (compare
+// --host-profile keeps a profile per run, so the round stays the unit).
+struct RoundHooks {
+    virtual ~RoundHooks() = default;
+    // The hooks for configuration k's measured batches in this round.
+    virtual suite::MeasureHooks* starting(size_t k) = 0;
+    virtual void finished(size_t k) = 0;
+    // The first n rounds stand; the rest were cut short, or were the pilot.
+    virtual void keep_rounds(size_t n) = 0;
+};
+
 // Runs the configurations and compares them round by round; `header` gets
 // the lines that say what ran (first the rounds, then one per configuration),
-// `ran` (if given) the results.
+// `ran` (if given) the results; `hooks` (if given) hear of every run.
 suite::ComparisonReport run_live(const kvm::System& sys, const std::vector<LiveConfig>& configs,
                                  LiveSchedule sched, double alpha, const std::atomic<bool>& interrupt,
                                  std::vector<std::string>& header, LiveRuns* ran = nullptr,
-                                 const RoundObserver& on_round = {});
+                                 const RoundObserver& on_round = {}, RoundHooks* hooks = nullptr);
 
 // One configuration's rounds as one run whose sessions are the rounds (in
 // round order), as `run --sessions N` would have saved them.

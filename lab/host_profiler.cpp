@@ -56,9 +56,9 @@ void HostProfiler::record(const profile::HostSample& s) {
 }
 
 // Even batches are sampled, odd ones are not: the reference for the overhead.
-void HostProfiler::batch_starting(uint32_t index, const std::vector<pid_t>& vcpu_tids) {
+bool HostProfiler::batch_starting(uint32_t index, const std::vector<pid_t>& vcpu_tids) {
     sampling_ = false;
-    if (!sampler_ || index % 2) return;
+    if (!sampler_ || index % 2) return false;
     try {
         sampler_->enable(vcpu_tids);
         sampling_ = true;
@@ -70,6 +70,7 @@ void HostProfiler::batch_starting(uint32_t index, const std::vector<pid_t>& vcpu
         errors_.push_back(fmt::format("{}: {}", current_.test, e.what()));
         sampler_.reset();  // this test goes unprofiled, the run goes on
     }
+    return sampling_;
 }
 
 void HostProfiler::batch_ended(uint64_t cycles, uint64_t iterations) {

@@ -2,7 +2,8 @@
 // measured batches of each test run (told by the suite's MeasureHooks), and
 // keeps one named profile per test, its sessions merged. Every other
 // measured batch runs unsampled, the reference the overhead is measured
-// against in the same VM.
+// against in the same VM; the sampled ones are set aside by the session, so
+// the test's results come from unsampled batches only.
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -31,7 +32,7 @@ public:
     ~HostProfiler() override;
 
     void test_starting(const std::string& test) override;
-    void batch_starting(uint32_t index, const std::vector<pid_t>& vcpu_tids) override;
+    bool batch_starting(uint32_t index, const std::vector<pid_t>& vcpu_tids) override;
     void batch_ended(uint64_t cycles, uint64_t iterations) override;
     void test_ended(const std::string& test) override;
 

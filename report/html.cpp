@@ -280,4 +280,20 @@ std::string render_run_html(const suite::RunReport& r, const std::vector<profile
     return p.html();
 }
 
+std::string render_compare_html(const Comparison& c, const std::vector<DiffFlame>& flames) {
+    Page p;
+    p.title = "exitbench compare";
+    compare_page(p, c);
+    if (!flames.empty()) p.body += "<h2>Host profile: what moved</h2>\n";
+    for (const auto& f : flames) {
+        int height = static_cast<int>(std::min<size_t>(depth_of(f.tree), 60) * 17 + 30);
+        p.canvas({{"kind", "flame_diff"}, {"title", f.title}, {"root", f.tree}},
+                 fmt::format("{}: differential flame graph, the root at the bottom; a frame's width is the mean of "
+                             "its ns per iteration on the two sides, its colour the change (red: more time in the "
+                             "second, blue: less, white: the same)", f.title),
+                 height);
+    }
+    return p.html();
+}
+
 } // namespace eb::report

@@ -152,8 +152,17 @@
     return '#fd8d3c';                                       // the kernel's own
   }
 
+  // A differential frame's colour: red where the second side spends more
+  // time in it, blue where less, by the change against the larger side.
+  function diffColor(n) {
+    var big = Math.max(n.a, n.b), t = big > 0 ? (n.b - n.a) / big : 0;
+    var fade = Math.round(255 * (1 - Math.min(Math.abs(t), 1)));
+    return t >= 0 ? 'rgb(255,' + fade + ',' + fade + ')' : 'rgb(' + fade + ',' + fade + ',255)';
+  }
+
   // A flame graph drawn straight on the canvas: the root at the bottom, each
-  // frame as wide as its share of the samples, its callers below it.
+  // frame as wide as its share of the samples, its callers below it. Kind
+  // "flame_diff" colours a frame by its change instead of its kind.
   function flame(p) {
     var c = document.getElementById(p.id), ctx = c.getContext('2d'), h = 16, drawn = 0;
     var scale = c.width / Math.max(p.root.value, 1);
@@ -161,8 +170,9 @@
     function node(n, x, depth) {
       var w = n.value * scale, y = c.height - (depth + 1) * (h + 1);
       if (w < 1 || y < 0) return;
-      ctx.fillStyle = depth ? frameColor(n.name) : '#969696';
+      ctx.fillStyle = p.kind === 'flame_diff' ? diffColor(n) : depth ? frameColor(n.name) : '#969696';
       ctx.fillRect(x, y, Math.max(w - 1, 1), h);
+      if (p.kind === 'flame_diff') { ctx.strokeStyle = '#bdbdbd'; ctx.strokeRect(x, y, Math.max(w - 1, 1), h); }
       drawn++;
       if (w > 30) {
         var label = n.name, room = Math.floor((w - 6) / 6);
@@ -180,7 +190,7 @@
   var withData = 0;
   data.plots.forEach(function (p) {
     try {
-      if (p.kind === 'flame') {
+      if (p.kind === 'flame' || p.kind === 'flame_diff') {
         if (flame(p)) withData++;
         return;
       }

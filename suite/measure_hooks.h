@@ -16,8 +16,10 @@ public:
     virtual void test_starting(const std::string& test) = 0;
     // On vCPU 0's thread, as the last thing before a measured batch re-enters
     // the guest; `vcpu_tids` are the VM's vCPU threads (0 for one not running
-    // yet). Measured batches count from 0 within a session.
-    virtual void batch_starting(uint32_t index, const std::vector<pid_t>& vcpu_tids) = 0;
+    // yet). Measured batches count from 0 within a session. True when the
+    // listener perturbs this batch (samples it): the session then keeps the
+    // batch out of the test's results and measures another in its place.
+    virtual bool batch_starting(uint32_t index, const std::vector<pid_t>& vcpu_tids) = 0;
     // On vCPU 0's thread, as the first thing once the guest handed the batch
     // back (or failed, or the session ended): `cycles` of `iterations`.
     virtual void batch_ended(uint64_t cycles, uint64_t iterations) = 0;

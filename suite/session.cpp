@@ -91,11 +91,17 @@ uint32_t Session::failed_vcpu() const {
 }
 
 // Warm-up batches double until one takes the time goal and are discarded, as
-// in vmexit.flat; then `repeats` batches of that size are measured.
+// in vmexit.flat; then `repeats` batches of that size are measured (not
+// counting batches the hooks perturbed).
 vmm::Action Session::on_batch_done(const abi::Mailbox& mb) {
     double cycles = static_cast<double>(mb.cycles);
     all_iterations_ += n_ * body_vcpus_;
-    if (measuring_) {
+    if (measuring_ && perturbed_) {
+        ++set_aside_;  // the hooks' batch (sampled): another unperturbed one takes its place
+        after_set_aside_ = true;
+    } else if (measuring_) {
+        obs_.gaps += after_set_aside_;
+        after_set_aside_ = false;
         windows_.emplace_back(batch_start_ns_, monotonic_ns());
         accumulate(prev_, snapshot());
         samples_.push_back(cycles / n_);
@@ -175,7 +181,7 @@ vmm::Action Session::on_ucall(const vmm::Access& a) {
     prev_ = snapshot();  // the last thing before re-entry: the next batch starts now
     batch_start_ns_ = monotonic_ns();
     if (measuring_ && hooks_) {  // last: the measured batch starts with the next entry
-        hooks_->batch_starting(static_cast<uint32_t>(samples_.size()), x_.vcpu_threads());
+        perturbed_ = hooks_->batch_starting(hooked_batches_++, x_.vcpu_threads());
         hooked_batch_ = true;
     }
     return vmm::Action::Resume;

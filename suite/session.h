@@ -45,7 +45,10 @@ public:
     End end() const;
     std::string failure() const;
     uint32_t failed_vcpu() const;  // the vCPU whose ucall ended the session
+    // The measured batches' cycles per iteration; never a batch the hooks perturbed.
     const std::vector<double>& samples() const { return samples_; }
+    // Measured batches the hooks perturbed and the results left out.
+    uint32_t set_aside() const { return set_aside_; }
     uint64_t iterations() const { return n_; }
     // Iterations every vCPU completed in all batches, warm-up included.
     uint64_t all_iterations() const { return all_iterations_; }
@@ -71,6 +74,10 @@ private:
     Executor& x_;
     MeasureHooks* hooks_ = nullptr;
     bool hooked_batch_ = false;  // hooks_ saw a batch start and not yet its end
+    bool perturbed_ = false;     // the running batch is hooks_' (sampled): no result of it
+    uint32_t hooked_batches_ = 0;  // measured batches the hooks were told of
+    uint32_t set_aside_ = 0;       // perturbed batches left out of the results
+    bool after_set_aside_ = false; // the last measured batch was set aside
     RunSettings settings_;
     double goal_ticks_;
     uint32_t body_vcpus_;

@@ -74,8 +74,8 @@ Status status_for(const Expect& e, const ExitCheck& c) {
 std::optional<std::string> check_irqs(const Expect& e, const Observed& o) {
     if (!e.irqs_per_iter || o.iterations == 0) return std::nullopt;
     double want = *e.irqs_per_iter * double(std::max(o.all_iterations, o.iterations));
-    // One interrupt may straddle each batch boundary.
-    if (std::fabs(double(o.irqs) - want) <= double(o.batches)) return std::nullopt;
+    // One interrupt may straddle each batch boundary, and each gap's.
+    if (std::fabs(double(o.irqs) - want) <= double(o.batches + o.gaps)) return std::nullopt;
     return fmt::format("{} interrupts handled in {} iterations, expected {:g}: interrupts were lost",
                        o.irqs, std::max(o.all_iterations, o.iterations), want);
 }

@@ -16,6 +16,10 @@ struct Observed {
     uint64_t iterations = 0;   // vCPU 0's, summed over the measured batches
     uint64_t all_iterations = 0;  // every vCPU's: more than `iterations` for parallel tests
     uint64_t batches = 0;      // one ucall exit ends each batch
+    // Batches that follow one the session set aside (--host-profile): their
+    // start is a boundary no counted batch shares, so an interrupt straddling
+    // it does not net out against the previous batch's count.
+    uint64_t gaps = 0;
     uint64_t user_io = 0;      // KVM_EXIT_IO to test devices (not the ucall port)
     uint64_t user_mmio = 0;    // KVM_EXIT_MMIO to test devices
     uint64_t irqs = 0;         // interrupts handled, all vCPUs

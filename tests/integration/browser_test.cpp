@@ -12,6 +12,7 @@
 #include "cli_runner.h"
 #include "fleet.h"
 #include "report/flame.h"
+#include "report/flame_diff.h"
 #include "sys/file.h"
 #include "../unit/sample_report.h"
 #include "tests/paths.h"
@@ -158,4 +159,29 @@ TEST(Browser, HostProfileFlameGraphIsDrawn) {
     auto check = open_page(dir, dir.file("flame.html"), "host-flame", 2000);
     expect_drawn(check, 3);  // baseline's and cpuid's repeats, and the flame graph
     EXPECT_NE(slurp(dir.file("flame.html")).find("\"kind\":\"flame\""), std::string::npos);
+}
+
+// compare --host-profile's differential flame graph, from synthetic rounds:
+// drawn on its own canvas, no /dev/kvm needed.
+TEST(Browser, HostProfileDifferentialFlameGraphIsDrawn) {
+    REQUIRE_CHROMIUM();
+    TempDir dir;
+    auto side = [](const char* handler, uint64_t n, double cycles) {
+        eb::profile::TestHostProfile p;
+        p.test = "ipi";
+        p.add({"[libc.so.6]", "kvm_vcpu_ioctl [kvm]", "vcpu_enter_guest [kvm]", handler}, n);
+        p.add({"[libc.so.6]", "kvm_vcpu_ioctl [kvm]", "vcpu_enter_guest [kvm]", "svm_vcpu_run [kvm_amd]"}, 30);
+        p.add({eb::profile::kGuestFrame}, 40);
+        p.sampled = {1, 1000, cycles * 1000};
+        return std::vector<eb::profile::TestHostProfile>{p};
+    };
+    std::vector<eb::profile::RoundProfiles> a{side("x86_emulate_instruction [kvm]", 60, 2000)},
+        b{side("handle_fastpath_set_msr_irqoff [kvm]", 10, 1000)};
+    auto tree = eb::report::diff_flame_tree("ipi", a, b, 1000);
+    ASSERT_FALSE(tree.is_null());
+    eb::report::Comparison doc{{}, {"synthetic: two configurations, one round"}};
+    eb::sys::write_file(dir.file("diff.html"), eb::report::render_compare_html(doc, {{"ipi: x2apic vs xapic", tree}}));
+    auto check = open_page(dir, dir.file("diff.html"), "host-flame-diff", 1200);
+    expect_drawn(check, 1);
+    EXPECT_NE(slurp(dir.file("diff.html")).find("\"kind\":\"flame_diff\""), std::string::npos);
 }

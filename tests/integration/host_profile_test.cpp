@@ -44,6 +44,12 @@ TEST(HostProfile, UsageErrors) {
     EXPECT_NE(r.err.find("needs --host-profile"), std::string::npos) << r.err;
     r = run_cli({"run", "cpuid", "--host-profile", "--host-profile-folded", "/", "--no-save"});
     EXPECT_EQ(r.rc, 2) << r.err;  // a directory is refused before anything runs
+    r = run_cli({"compare", "cpuid", "--a", "", "--b", "", "--host-profile=0", "--no-save"});
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_NE(r.err.find("--host-profile"), std::string::npos) << r.err;
+    r = run_cli({"compare", temp_path("a.json"), temp_path("b.json"), "--host-profile"});
+    EXPECT_EQ(r.rc, 2) << r.err;  // saved results hold no profile
+    EXPECT_NE(r.err.find("--host-profile applies when compare runs"), std::string::npos) << r.err;
 }
 
 // Every line "test;frame;...;frame count", the test's name as the root.

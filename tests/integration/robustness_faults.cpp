@@ -135,7 +135,7 @@ Row full_disk_row(const std::string& dir) {
 Row kvm_row(const std::string& dir) {
     Row row{"runs under KVM (signals, a save)"};
     if (!have_kvm()) {
-        row.skipped = "/dev/kvm is absent";
+        row.skipped = "/dev/kvm is absent on this machine";
         return row;
     }
     Args run{"run", "cpuid", "-n", "64", "-r", "3", "--sessions", "1", "--db", dir + "/kvm.db"};

@@ -49,3 +49,8 @@ rc=$?
 echo "@@folded"
 cat /tmp/host.folded
 done_rc $rc
+
+# compare --host-profile: what moved between the x2APIC and the xAPIC IPI, per round.
+section compare_host_profile
+"$eb" recipe run ipi-fastpath --host-profile --no-baseline --rounds 8 --repeats 2 --iterations 400 --no-save
+done_rc $?

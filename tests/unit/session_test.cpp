@@ -160,6 +160,71 @@ TEST(Session, CountsOnlyTheMeasuredBatchesExits) {
     EXPECT_EQ(s.all_iterations(), 3u * 10 * 2);
 }
 
+namespace {
+// A host profiler's stand-in: perturbs (samples) every other measured batch,
+// as lab::HostProfiler does, and records what it was told.
+struct AlternateHooks : suite::MeasureHooks {
+    std::vector<uint32_t> started;
+    std::vector<uint64_t> ended_cycles;
+    void test_starting(const std::string&) override {}
+    bool batch_starting(uint32_t index, const std::vector<pid_t>&) override {
+        started.push_back(index);
+        return index % 2 == 0;
+    }
+    void batch_ended(uint64_t cycles, uint64_t) override { ended_cycles.push_back(cycles); }
+    void test_ended(const std::string&) override {}
+};
+} // namespace
+
+// --host-profile: the sampled batches (here 1000 cycles an iteration, as if
+// sampling slowed them) feed only the profile; the results, the exit counts
+// and the windows come from the unsampled ones, and there are still --repeats of them.
+TEST(Session, BatchesTheHooksPerturbAreLeftOutOfTheResults) {
+    FakeExecutor x;
+    auto set = adaptive(1, 3);
+    set.iterations = 10;
+    set.per_exit = true;
+    Session s(x, set, kTscMhz);
+    AlternateHooks hooks;
+    s.set_hooks(&hooks);
+    ucall(s, eb::abi::kReady);
+    batch(s, x, 50);  // warm-up: the hooks hear only that the first measured batch starts
+    EXPECT_EQ(hooks.started, (std::vector<uint32_t>{0}));
+    EXPECT_TRUE(hooks.ended_cycles.empty());
+    for (int i = 0; i < 5; ++i) {  // three sampled, two not: not yet the third result
+        bool sampled = i % 2 == 0;
+        ASSERT_EQ(batch(s, x, sampled ? 1000 : 100 + i, sampled ? 7 : 2), vmm::Action::Resume) << i;
+    }
+    EXPECT_EQ(batch(s, x, 105, 2), vmm::Action::Stop);
+    EXPECT_EQ(s.samples(), (std::vector<double>{101, 103, 105}));
+    EXPECT_EQ(s.set_aside(), 3u);
+    EXPECT_EQ(hooks.started, (std::vector<uint32_t>{0, 1, 2, 3, 4, 5}));
+    EXPECT_EQ(hooks.ended_cycles, (std::vector<uint64_t>{10000, 1010, 10000, 1030, 10000, 1050}));
+    EXPECT_EQ(s.observed().batches, 3u);
+    EXPECT_EQ(s.observed().gaps, 3u);  // each result's batch follows a set-aside one
+    EXPECT_EQ(s.observed().iterations, 30u);
+    ASSERT_TRUE(s.observed().kvm);
+    EXPECT_EQ(s.observed().kvm->at("exits"), 3u * (10 * 2 + 1));
+    EXPECT_EQ(s.batch_windows().size(), 3u);
+    EXPECT_EQ(s.per_exit().size(), 30u);
+}
+
+// An interrupt may straddle each end of a batch; with set-aside batches in
+// between, the ends no longer net out, and the check allows for each gap.
+TEST(Session, TheInterruptCheckAllowsForTheGapsOfSetAsideBatches) {
+    suite::Expect e;
+    e.irqs_per_iter = 1;
+    suite::Observed o;
+    o.iterations = o.all_iterations = 2000;
+    o.batches = 2;
+    o.irqs = 2004;
+    EXPECT_TRUE(suite::check_irqs(e, o));  // contiguous batches: 4 too many is a loss
+    o.gaps = 2;
+    EXPECT_FALSE(suite::check_irqs(e, o));
+    o.irqs = 2005;
+    EXPECT_TRUE(suite::check_irqs(e, o));
+}
+
 TEST(Session, PerExitKeepsEverySample) {
     FakeExecutor x;
     auto set = adaptive(1, 2);
