@@ -12,8 +12,9 @@ import re
 import sys
 import xml.etree.ElementTree as ET
 
-# gtest prints "file:line: Skipped" and then the reason on the next line.
-SKIP_REASON = re.compile(r":\d+: Skipped\n(.+)")
+# gtest prints "file:line: Skipped" and then the reason on the next line; the
+# scripts ctest runs (SKIP_RETURN_CODE 77) print "SKIP: reason".
+SKIP_REASON = re.compile(r":\d+: Skipped\n(.+)|^SKIP: (.+)", re.M)
 # A ctest entry that runs a whole gtest binary (the nested guest's) ends with
 # gtest's own summary: those tests are counted as its inner tests.
 INNER = {kind: re.compile(rf"^\[ *{kind} *\] (\d+) tests?[.,]", re.M) for kind in ("PASSED", "SKIPPED", "FAILED")}
@@ -41,7 +42,7 @@ def stage_counts(path, inner):
             counts["skipped"] += 1
             out = case.findtext("system-out") or ""
             m = SKIP_REASON.search(out)
-            reasons[m.group(1).strip() if m else "no reason printed"] += 1
+            reasons[(m.group(1) or m.group(2)).strip() if m else "no reason printed"] += 1
         elif case.find("failure") is not None or status == "fail":
             counts["failed"] += 1
         else:

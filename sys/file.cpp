@@ -6,10 +6,10 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <optional>
-#include <regex>
 #include <stdexcept>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vector>
 
 #include "sys/io.h"
 
@@ -31,11 +31,18 @@ fs::path parent_of(const fs::path& p) { return p.has_parent_path() ? p.parent_pa
 
 // /proc/PID/fd/N (also reached as /dev/fd/N or /dev/stdout) names a
 // descriptor some process already holds open: its file must not be replaced.
+// Canonical, so: /proc/PID/fd or /proc/PID/task/TID/fd.
+bool is_fd_dir(const fs::path& dir) {
+    std::vector<std::string> parts;
+    for (const auto& part : dir.relative_path()) parts.push_back(part.string());
+    bool task = parts.size() == 5 && parts[2] == "task";
+    return dir.is_absolute() && (parts.size() == 3 || task) && parts.front() == "proc" && parts.back() == "fd";
+}
+
 bool is_fd_link(const fs::path& p) {
-    static const std::regex fd_dir("/proc/[^/]+(/task/[^/]+)?/fd");
     std::error_code ec;
     fs::path dir = fs::canonical(parent_of(p), ec);
-    return !ec && std::regex_match(dir.string(), fd_dir);
+    return !ec && is_fd_dir(dir);
 }
 
 // The descriptor an fd link of this very process names, else -1.
