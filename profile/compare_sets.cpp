@@ -14,8 +14,8 @@ namespace eb::profile {
 
 namespace {
 
-using Key = std::tuple<EventType, uint64_t, uint32_t>;
-using Rows = std::pair<std::vector<const Row*>, std::vector<const Row*>>;
+using ReasonKey = std::tuple<EventType, uint64_t, uint32_t>;
+using SideRows = std::pair<std::vector<const Row*>, std::vector<const Row*>>;
 
 double avg(const std::vector<const Row*>& rows, double Row::*field) {
     double sum = 0;
@@ -29,7 +29,7 @@ uint64_t total(const std::vector<Report>& reps) {
     return n;
 }
 
-ReasonChange describe(const Key& k, const Rows& rows, uint64_t old_total, uint64_t new_total, bool imported) {
+ReasonChange describe(const ReasonKey& k, const SideRows& rows, uint64_t old_total, uint64_t new_total, bool imported) {
     ReasonChange c;
     std::tie(c.type, c.key, c.info) = k;
     const auto& [a, b] = rows;
@@ -67,7 +67,7 @@ ReasonChange describe(const Key& k, const Rows& rows, uint64_t old_total, uint64
 }
 
 // Welch's t on the log trace means, when both sides hold two or more.
-void test(ReasonChange& c, const Rows& rows, double alpha) {
+void test(ReasonChange& c, const SideRows& rows, double alpha) {
     if (!c.timed || c.old_traces < 2 || c.new_traces < 2) return;
     std::vector<double> a, b;
     for (const Row* r : rows.first)
@@ -93,7 +93,7 @@ std::vector<ReasonChange> compare_sets(const std::vector<Report>& olds, const st
             compare(o, n);  // throws when the modes or ISAs differ
             imported = imported || !o.imported.empty() || !n.imported.empty();
         }
-    std::map<Key, Rows> keys;
+    std::map<ReasonKey, SideRows> keys;
     for (const auto& rep : olds)
         for (const Row& r : rep.rows) keys[{r.type, r.key, r.info}].first.push_back(&r);
     for (const auto& rep : news)

@@ -14,7 +14,7 @@ using namespace profile;
 
 namespace {
 
-constexpr int kNameWidth = 40;  // perf's KVM_EVENT_NAME_LEN
+constexpr int kEventNameWidth = 40;  // perf's KVM_EVENT_NAME_LEN
 
 const char* title(Mode m) {
     switch (m) {
@@ -59,9 +59,9 @@ void footer(std::string& out, const Report& r) {
 
 // The count-only table for a degraded report: perf's columns, no times.
 void count_table(std::string& out, const Report& r) {
-    out += fmt::format("{:>{}} {:>10} {:>9} \n\n", "KVM event (count only)", kNameWidth, "Samples", "Samples%");
+    out += fmt::format("{:>{}} {:>10} {:>9} \n\n", "KVM event (count only)", kEventNameWidth, "Samples", "Samples%");
     for (const Row& row : r.rows)
-        out += fmt::format("{:>{}} {:>10} {:>8.2f}%\n", row.name, kNameWidth, row.count,
+        out += fmt::format("{:>{}} {:>10} {:>8.2f}%\n", row.name, kEventNameWidth, row.count,
                            pct(double(row.count), double(r.total_samples)));
 }
 
@@ -119,11 +119,11 @@ std::string render_perf(const Report& r) {
         footer(out, r);
         return out;
     }
-    out += fmt::format("{:>{}} {:>10} {:>9} {:>9} {:>11} {:>11} {:>16} \n\n", title(r.mode), kNameWidth, "Samples",
+    out += fmt::format("{:>{}} {:>10} {:>9} {:>9} {:>11} {:>11} {:>16} \n\n", title(r.mode), kEventNameWidth, "Samples",
                        "Samples%", "Time%", "Min Time", "Max Time", "Avg time");
     for (const Row& row : r.rows)
         out += fmt::format("{:>{}} {:>10} {:>8.2f}% {:>8.2f}% {:>9.2f}us {:>9.2f}us {:>9.2f}us ( +-{:>7.2f}% )\n",
-                           row.name, kNameWidth, row.count, pct(double(row.count), double(r.total_samples)),
+                           row.name, kEventNameWidth, row.count, pct(double(row.count), double(r.total_samples)),
                            pct(double(row.total_ns), double(r.total_time_ns)), us(double(row.min_ns)),
                            us(double(row.max_ns)), us(double(row.total_ns) / double(row.count)),
                            row.rel_sem_pct());
@@ -138,13 +138,13 @@ std::string render_extended(const Report& r) {
         count_table(out, r);
     } else {
         out += fmt::format("{:>{}} {:>10} {:>9} {:>9} {:>11} {:>11} {:>11} {:>11} {:>16} \n\n", title(r.mode),
-                           kNameWidth, "Samples", "Samples%", "Time%", "Min Time", "p50", "p99", "Max Time",
+                           kEventNameWidth, "Samples", "Samples%", "Time%", "Min Time", "p50", "p99", "Max Time",
                            "Avg time");
         for (const Row& row : r.rows)
             out += fmt::format(
                 "{:>{}} {:>10} {:>8.2f}% {:>8.2f}% {:>9.2f}us {:>9.2f}us {:>9.2f}us {:>9.2f}us {:>9.2f}us "
                 "( +-{:>7.2f}% )\n",
-                row.name, kNameWidth, row.count, pct(double(row.count), double(r.total_samples)),
+                row.name, kEventNameWidth, row.count, pct(double(row.count), double(r.total_samples)),
                 pct(double(row.total_ns), double(r.total_time_ns)), us(double(row.min_ns)), us(row.p50_ns),
                 us(row.p99_ns), us(double(row.max_ns)), us(double(row.total_ns) / double(row.count)),
                 row.rel_sem_pct());
@@ -158,14 +158,14 @@ std::string render_extended(const Report& r) {
 
     out += "\nPer-vCPU breakdown:\n\n";
     out += r.degraded.empty()
-               ? fmt::format("{:>{}} {:>6} {:>10} {:>16}\n\n", title(r.mode), kNameWidth, "VCPU", "Samples", "Avg time")
-               : fmt::format("{:>{}} {:>6} {:>10}\n\n", "KVM event (count only)", kNameWidth, "VCPU", "Samples");
+               ? fmt::format("{:>{}} {:>6} {:>10} {:>16}\n\n", title(r.mode), kEventNameWidth, "VCPU", "Samples", "Avg time")
+               : fmt::format("{:>{}} {:>6} {:>10}\n\n", "KVM event (count only)", kEventNameWidth, "VCPU", "Samples");
     for (const Row& row : r.rows)
         for (const VcpuStat& v : row.vcpus)
             out += r.degraded.empty()
-                       ? fmt::format("{:>{}} {:>6} {:>10} {:>14.2f}us\n", row.name, kNameWidth, v.vcpu, v.count,
+                       ? fmt::format("{:>{}} {:>6} {:>10} {:>14.2f}us\n", row.name, kEventNameWidth, v.vcpu, v.count,
                                      us(v.mean_ns()))
-                       : fmt::format("{:>{}} {:>6} {:>10}\n", row.name, kNameWidth, v.vcpu, v.count);
+                       : fmt::format("{:>{}} {:>6} {:>10}\n", row.name, kEventNameWidth, v.vcpu, v.count);
     if (r.degraded.empty()) {
         out += "\nLatency histograms (log2 buckets):\n\n";
         for (const Row& row : r.rows) histogram(out, row);
