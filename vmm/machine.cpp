@@ -50,6 +50,12 @@ bool is_test_exit(const kvm::VcpuExit& exit) {
            std::holds_alternative<x::WrMsr>(exit);
 }
 
+kvm::Vm create_vm(const kvm::System& sys, StartTrace* trace) {
+    auto vm = sys.create_vm();
+    mark(trace, StartStep::Vm);
+    return vm;
+}
+
 } // namespace
 
 void check_host(const kvm::System& sys) {
@@ -58,15 +64,18 @@ void check_host(const kvm::System& sys) {
 }
 
 Machine::Machine(const kvm::System& sys, const GuestImage& image, const MachineConfig& cfg)
-    : vm_(sys.create_vm()), mem_(abi::kRamBytes), pin_(cfg.pin) {
+    : vm_(create_vm(sys, cfg.trace)), mem_(abi::kRamBytes), pin_(cfg.pin), trace_(cfg.trace) {
+    mark(trace_, StartStep::Memory);
     if (cfg.vcpus == 0 || cfg.vcpus > abi::kMaxVcpus)
         throw std::invalid_argument(fmt::format("vCPU count must be 1..{}", abi::kMaxVcpus));
     check_host(sys);
     install_kick_handler();
     vm_.create_irqchip();
     vm_.set_user_memory_region(0, 0, mem_.size(), mem_.base());
+    mark(trace_, StartStep::Host);
 
     mem_.write(abi::kImageBase, image.bytes());
+    mark(trace_, StartStep::Image);
     write_page_tables(mem_);
     write_descriptor_tables(mem_, image, cfg.vcpus);
     auto* boot = mem_.at<abi::BootInfo>(abi::kBootInfo);
@@ -88,24 +97,31 @@ Machine::Machine(const kvm::System& sys, const GuestImage& image, const MachineC
     for (size_t i = 0; i < cfg.cpuid_probes.size(); ++i)
         boot->cpuid_probes[i] = {cfg.cpuid_probes[i].first, cfg.cpuid_probes[i].second};
 
+    mark(trace_, StartStep::Tables);
+
     auto supported = cfg.cpuid.empty() ? guest_cpuid(sys) : cfg.cpuid;
     GuestCpuState st = cfg.cpu;
     st.efer_nx = st.efer_nx && cpuid_bit(supported, cpuid::kNx);
+    mark(trace_, StartStep::Cpuid);
     vcpus_.reserve(cfg.vcpus);
     for (uint32_t i = 0; i < cfg.vcpus; ++i) {
         auto* mb = mem_.at<abi::Mailbox>(abi::mailbox_gpa(i));
         mb->self = abi::mailbox_gpa(i);
         mb->vcpu = i;
         auto& v = vcpus_.emplace_back(vm_.create_vcpu(i));
+        mark(trace_, StartStep::VcpuCreate);
         v.set_cpuid(vcpu_cpuid(supported, i));
+        mark(trace_, StartStep::VcpuCpuid);
         v.set_sregs(long_mode_sregs(v.sregs(), i, st));
         v.set_regs(entry_regs(image, i));
         // APs would wait for INIT/SIPI; ours start in long mode like the BSP.
         if (i) v.set_mp_state(KVM_MP_STATE_RUNNABLE);
+        mark(trace_, StartStep::VcpuState);
     }
     outcomes_.resize(cfg.vcpus);
     times_ = std::make_unique<ExitTimes[]>(cfg.vcpus);
     tids_ = std::make_unique<std::atomic<pid_t>[]>(cfg.vcpus);
+    mark(trace_, StartStep::Bookkeeping);
 }
 
 Machine::~Machine() {
@@ -149,6 +165,7 @@ void Machine::start() {
             throw;
         }
     }
+    mark(trace_, StartStep::Threads);
 }
 
 bool Machine::wait(std::chrono::milliseconds d) {
@@ -200,6 +217,7 @@ void Machine::vcpu_loop(uint32_t i) {
         // KVM_RUN's return (t0) to the handler's end (t1) and to the next KVM_RUN.
         bool timed = false;
         uint64_t t0 = 0, t1 = 0;
+        if (trace_ && i == 0) trace_->first_run = StartTrace::Clock::now();
         for (;;) {
             if (stop_.load(std::memory_order_relaxed)) {
                 out.kind = VcpuOutcome::Kicked;

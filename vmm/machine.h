@@ -19,6 +19,7 @@
 #include "vmm/image.h"
 #include "vmm/io_bus.h"
 #include "vmm/memory.h"
+#include "vmm/start_trace.h"
 
 namespace eb::vmm {
 
@@ -35,6 +36,7 @@ struct MachineConfig {
     std::vector<kvm_cpuid_entry2> cpuid;                     // empty: guest_cpuid(sys)
     std::vector<std::pair<uint32_t, uint64_t>> msr_knobs;    // guest writes these first
     std::vector<std::pair<uint32_t, uint32_t>> cpuid_probes; // leaves it reports back
+    StartTrace* trace = nullptr;  // the bench's step timing; outlives start()
 };
 
 // Why a vCPU thread stopped.
@@ -95,6 +97,7 @@ private:
     std::vector<VcpuOutcome> outcomes_;
     std::vector<std::thread> threads_;
     std::vector<int> pin_;
+    StartTrace* trace_;
     std::atomic<bool> stop_{false};
     std::atomic<uint64_t> hypercall_exits_{0}, msr_exits_{0};
     std::unique_ptr<ExitTimes[]> times_;  // one per vCPU, allocated before any runs
