@@ -1,8 +1,8 @@
 // Prints how long exitbench takes: VMM start-up (open /dev/kvm to the guest's
 // first exit), the VMM's own cycles per userspace exit, and the wall time of
 // a whole `exitbench run`, each beside the floor where one exists (floor.h).
-// `exitbench_bench vmm` prints only the VMM's cycles per exit, `exitbench_bench
-// start` only the VM start.
+// `exitbench_bench vmm [EXITBENCH]` prints only the VMM's cycles per exit (of
+// another exitbench binary, if given), `exitbench_bench start` only the VM start.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -105,19 +105,22 @@ void ab_resolution(const char* test, double target_pct, double budget_s) {
 }
 
 // The VMM's handling of one userspace exit of each kind, from the run's own
-// host-side timestamps (KVM_RUN return -> next KVM_RUN); returns the p50 per
-// kind ("pio", "mmio", "msr") for the comparison with the floor.
-std::map<std::string, double> vmm_handling() {
+// host-side timestamps (KVM_RUN return -> next KVM_RUN) of `exitbench`;
+// returns the p50 per kind ("pio", "mmio", "msr") for the comparison with the
+// floor. 10 batches of 2048 exits each: the floor's 20000 exits, so both
+// medians rest on as many samples.
+std::map<std::string, double> vmm_handling(const std::string& exitbench) {
     std::map<std::string, double> p50;
     char dir[] = "/tmp/exitbench_bench_XXXXXX";
     if (!mkdtemp(dir)) return p50;
     std::string json = std::string(dir) + "/vmm.json";
     const std::pair<const char*, const char*> kinds[] = {
         {"pio", "inl_from_qemu"}, {"mmio", "mmio_from_user"}, {"msr", "rdmsr_to_user"}};
-    std::string cmd = fmt::format("{} run inl_from_qemu mmio_from_user rdmsr_to_user --sessions 1 -r 5 --no-save "
-                                  "--json {} >/dev/null 2>&1", EB_BINARY, json);
+    std::string cmd = fmt::format("{} run inl_from_qemu mmio_from_user rdmsr_to_user --sessions 1 -r 10 -n 2048 "
+                                  "--no-save --no-trace-verify --json {} >/dev/null 2>&1", exitbench, json);
     int st = std::system(cmd.c_str());
-    fmt::print("VMM handling per userspace exit, cycles (host TSC, KVM_RUN return -> next KVM_RUN; 5 batches):\n");
+    fmt::print("VMM handling per userspace exit, cycles (host TSC, KVM_RUN return -> next KVM_RUN; 10 batches of "
+               "2048), {}:\n", exitbench);
     try {
         std::ifstream f(json);
         auto doc = nlohmann::json::parse(f);
@@ -220,12 +223,13 @@ void startup_against_floor() {
 
 int main(int argc, char** argv) {
     std::string_view only = argc > 1 ? argv[1] : "";
+    // `vmm EXITBENCH` measures another build of exitbench against this run's floor.
     if (only == "vmm" || only == "start") {
-        only == "vmm" ? vmm_against_floor(vmm_handling()) : startup_against_floor();
+        only == "vmm" ? vmm_against_floor(vmm_handling(argc > 2 ? argv[2] : EB_BINARY)) : startup_against_floor();
         return 0;
     }
     startup_against_floor();
-    vmm_against_floor(vmm_handling());
+    vmm_against_floor(vmm_handling(EB_BINARY));
     fmt::print("exitbench run, wall time (s), 3 runs each:\n");
     for (const char* args : {"", "--iterations 64 --repeats 3"}) {
         std::vector<double> w;
