@@ -1,8 +1,8 @@
 // Prints how long exitbench takes: VMM start-up (open /dev/kvm to the guest's
 // first exit), the VMM's own cycles per userspace exit, and the wall time of
 // a whole `exitbench run`, each beside the floor where one exists (floor.h).
-// `exitbench_bench vmm` prints only the VMM's cycles per exit, `exitbench_bench
-// start` only the VM start.
+// `exitbench_bench vmm [EXITBENCH]` prints only the VMM's cycles per exit (of
+// another exitbench binary, if given), `exitbench_bench start` only the VM start.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -22,6 +22,7 @@
 #include "stats/summary.h"
 #include "vmm/devices.h"
 #include "vmm/machine.h"
+#include "vmm/start_trace.h"
 
 using namespace eb;
 using Clock = std::chrono::steady_clock;
@@ -34,6 +35,8 @@ double ms_since(Clock::time_point t0, Clock::time_point t1) {
 
 struct Startup {
     double open_ms, build_ms, first_exit_ms;
+    vmm::StartTrace trace;
+    double to_first_run_ms, first_run_to_exit_ms;  // start() called -> vCPU 0's first KVM_RUN -> first exit
 };
 
 Startup one_startup() {
@@ -41,19 +44,28 @@ Startup one_startup() {
     auto t0 = Clock::now();
     auto sys = kvm::System::open();
     auto t1 = Clock::now();
+    Startup s{};
+    s.trace.last = t1;
     vmm::MachineConfig cfg;
     cfg.batch = img.body("baseline")->batch;
+    cfg.trace = &s.trace;
     vmm::Machine m(sys, img, cfg);
     Clock::time_point first;
     m.pio().add("ucall", abi::kUcallPort, 4, [&](const vmm::Access&) {
         first = Clock::now();
         return vmm::Action::Stop;
     });
+    s.trace.mark(vmm::StartStep::Devices);
     auto t2 = Clock::now();
     m.start();
     while (!m.wait(std::chrono::milliseconds(100))) {
     }
-    return {ms_since(t0, t1), ms_since(t0, t2), ms_since(t0, first)};
+    s.open_ms = ms_since(t0, t1);
+    s.build_ms = ms_since(t0, t2);
+    s.first_exit_ms = ms_since(t0, first);
+    s.to_first_run_ms = ms_since(t2, s.trace.first_run);
+    s.first_run_to_exit_ms = ms_since(s.trace.first_run, first);
+    return s;
 }
 
 // Runs an interleaved `exitbench compare` of a configuration against itself,
@@ -93,19 +105,22 @@ void ab_resolution(const char* test, double target_pct, double budget_s) {
 }
 
 // The VMM's handling of one userspace exit of each kind, from the run's own
-// host-side timestamps (KVM_RUN return -> next KVM_RUN); returns the p50 per
-// kind ("pio", "mmio", "msr") for the comparison with the floor.
-std::map<std::string, double> vmm_handling() {
+// host-side timestamps (KVM_RUN return -> next KVM_RUN) of `exitbench`;
+// returns the p50 per kind ("pio", "mmio", "msr") for the comparison with the
+// floor. 10 batches of 2048 exits each: the floor's 20000 exits, so both
+// medians rest on as many samples.
+std::map<std::string, double> vmm_handling(const std::string& exitbench) {
     std::map<std::string, double> p50;
     char dir[] = "/tmp/exitbench_bench_XXXXXX";
     if (!mkdtemp(dir)) return p50;
     std::string json = std::string(dir) + "/vmm.json";
     const std::pair<const char*, const char*> kinds[] = {
         {"pio", "inl_from_qemu"}, {"mmio", "mmio_from_user"}, {"msr", "rdmsr_to_user"}};
-    std::string cmd = fmt::format("{} run inl_from_qemu mmio_from_user rdmsr_to_user --sessions 1 -r 5 --no-save "
-                                  "--json {} >/dev/null 2>&1", EB_BINARY, json);
+    std::string cmd = fmt::format("{} run inl_from_qemu mmio_from_user rdmsr_to_user --sessions 1 -r 10 -n 2048 "
+                                  "--no-save --no-trace-verify --json {} >/dev/null 2>&1", exitbench, json);
     int st = std::system(cmd.c_str());
-    fmt::print("VMM handling per userspace exit, cycles (host TSC, KVM_RUN return -> next KVM_RUN; 5 batches):\n");
+    fmt::print("VMM handling per userspace exit, cycles (host TSC, KVM_RUN return -> next KVM_RUN; 10 batches of "
+               "2048), {}:\n", exitbench);
     try {
         std::ifstream f(json);
         auto doc = nlohmann::json::parse(f);
@@ -165,13 +180,17 @@ double run_suite(const char* args) {
 // VM start to the first guest exit, 30 times each, exitbench's machine and
 // the floor's bare ioctls interleaved so both see the same host.
 void startup_against_floor() {
-    std::vector<double> open, build, first, f_open, f_build, f_first;
+    std::vector<double> open, build, first, f_open, f_build, f_first, to_run, run_to_exit;
+    std::vector<std::vector<double>> steps(size_t(vmm::StartStep::Count));
     std::string why;
     for (int i = 0; i < 30; ++i) {
         auto s = one_startup();
         open.push_back(s.open_ms);
         build.push_back(s.build_ms);
         first.push_back(s.first_exit_ms);
+        for (size_t k = 0; k < steps.size(); ++k) steps[k].push_back(s.trace.ms[k]);
+        to_run.push_back(s.to_first_run_ms);
+        run_to_exit.push_back(s.first_run_to_exit_ms);
         if (auto f = bench::floor_startup(why)) {
             f_open.push_back(f->open_ms);
             f_build.push_back(f->build_ms);
@@ -179,12 +198,16 @@ void startup_against_floor() {
         }
     }
     fmt::print("VM start, 30 runs (median / min / max, ms from opening /dev/kvm):\n");
-    auto row = [](const char* what, const std::vector<double>& v) {
-        fmt::print("  {:<38} {:7.3f} {:7.3f} {:7.3f}\n", what, stats::median(v), stats::min(v), stats::max(v));
+    auto row = [](const std::string& what, const std::vector<double>& v) {
+        fmt::print("  {:<42} {:7.3f} {:7.3f} {:7.3f}\n", what, stats::median(v), stats::min(v), stats::max(v));
     };
     row("exitbench: open /dev/kvm", open);
     row("  ... VM, memory, vCPU, boot state", build);
     row("  ... first guest exit (its ucall)", first);
+    fmt::print("  exitbench's steps (each step's own time, ms):\n");
+    for (size_t k = 0; k < steps.size(); ++k) row("    " + std::string(vmm::start_step_name(vmm::StartStep(k))), steps[k]);
+    row("    start() called to vCPU 0's first KVM_RUN", to_run);
+    row("    first KVM_RUN to the first exit", run_to_exit);
     if (f_first.empty()) {
         fmt::print("  floor not measurable here: {}\n", why);
         return;
@@ -200,12 +223,13 @@ void startup_against_floor() {
 
 int main(int argc, char** argv) {
     std::string_view only = argc > 1 ? argv[1] : "";
+    // `vmm EXITBENCH` measures another build of exitbench against this run's floor.
     if (only == "vmm" || only == "start") {
-        only == "vmm" ? vmm_against_floor(vmm_handling()) : startup_against_floor();
+        only == "vmm" ? vmm_against_floor(vmm_handling(argc > 2 ? argv[2] : EB_BINARY)) : startup_against_floor();
         return 0;
     }
     startup_against_floor();
-    vmm_against_floor(vmm_handling());
+    vmm_against_floor(vmm_handling(EB_BINARY));
     fmt::print("exitbench run, wall time (s), 3 runs each:\n");
     for (const char* args : {"", "--iterations 64 --repeats 3"}) {
         std::vector<double> w;

@@ -29,18 +29,12 @@ const char* exit_name(uint64_t reason) { return reason < kNames.size() ? kNames[
 
 VcpuExit decode_exit(kvm_run& run) {
     switch (run.exit_reason) {
-    case KVM_EXIT_IO: {
-        auto* data = reinterpret_cast<uint8_t*>(&run) + run.io.data_offset;
-        size_t bytes = size_t(run.io.size) * run.io.count;
-        if (run.io.direction == KVM_EXIT_IO_OUT)
-            return exit::IoOut{run.io.port, run.io.size, run.io.count, {data, bytes}};
-        return exit::IoIn{run.io.port, run.io.size, run.io.count, {data, bytes}};
-    }
-    case KVM_EXIT_MMIO: {
-        std::span<uint8_t> data(run.mmio.data, std::min<uint32_t>(run.mmio.len, sizeof run.mmio.data));
-        if (run.mmio.is_write) return exit::MmioWrite{run.mmio.phys_addr, data};
-        return exit::MmioRead{run.mmio.phys_addr, data};
-    }
+    case KVM_EXIT_IO:
+        if (run.io.direction == KVM_EXIT_IO_OUT) return exit::IoOut{run.io.port, run.io.size, run.io.count, io_data(run)};
+        return exit::IoIn{run.io.port, run.io.size, run.io.count, io_data(run)};
+    case KVM_EXIT_MMIO:
+        if (run.mmio.is_write) return exit::MmioWrite{run.mmio.phys_addr, mmio_data(run)};
+        return exit::MmioRead{run.mmio.phys_addr, mmio_data(run)};
     case KVM_EXIT_HYPERCALL: return exit::Hypercall{run.hypercall.nr, run.hypercall.ret};
     case KVM_EXIT_X86_RDMSR: return exit::RdMsr{run.msr.index, run.msr.data, run.msr.error};
     case KVM_EXIT_X86_WRMSR: return exit::WrMsr{run.msr.index, run.msr.data, run.msr.error};

@@ -43,6 +43,16 @@ using VcpuExit = std::variant<exit::IoIn, exit::IoOut, exit::MmioRead, exit::Mmi
 // Decodes kvm_run after a successful KVM_RUN.
 VcpuExit decode_exit(kvm_run& run);
 
+// The bytes of a KVM_EXIT_IO (all `count` elements) or KVM_EXIT_MMIO exit,
+// inside kvm_run: what decode_exit's spans hold, for a VMM that reads
+// kvm_run itself on its hot path.
+inline std::span<uint8_t> io_data(kvm_run& run) {
+    return {reinterpret_cast<uint8_t*>(&run) + run.io.data_offset, size_t(run.io.size) * run.io.count};
+}
+inline std::span<uint8_t> mmio_data(kvm_run& run) {
+    return {run.mmio.data, run.mmio.len < sizeof run.mmio.data ? run.mmio.len : sizeof run.mmio.data};
+}
+
 // The KVM_EXIT_* name without its prefix ("IO", "X86_WRMSR"), or nullptr for
 // a reason this table does not know.
 const char* exit_name(uint64_t reason);

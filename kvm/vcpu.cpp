@@ -26,13 +26,18 @@ Vcpu::~Vcpu() {
     if (run_) ::munmap(run_, mmap_size_);
 }
 
-VcpuExit Vcpu::run() {
+bool Vcpu::enter() {
     entered_tsc_ = __rdtsc();
     int r = ::ioctl(fd_.get(), KVM_RUN, 0);
     returned_tsc_ = __rdtsc();
-    if (r == 0) return decode_exit(*run_);
-    if (errno == EINTR || errno == EAGAIN) return exit::Interrupted{};
+    if (r == 0) return true;
+    if (errno == EINTR || errno == EAGAIN) return false;
     throw Error(EB_IOCTL(KVM_RUN).name, errno);
+}
+
+VcpuExit Vcpu::run() {
+    if (enter()) return decode_exit(*run_);
+    return exit::Interrupted{};
 }
 
 kvm_regs Vcpu::regs() const {

@@ -24,6 +24,11 @@ public:
     // One KVM_RUN and why it ended; exit::Interrupted for EINTR/EAGAIN (a
     // signal or immediate_exit). Other failures throw.
     VcpuExit run();
+    // One KVM_RUN, the exit left undecoded in exit_area(): false for
+    // EINTR/EAGAIN; other failures throw. The VMM's exit path reads kvm_run
+    // itself for the exits it sees by the thousand.
+    bool enter();
+    kvm_run& exit_area() { return *run_; }
 
     kvm_regs regs() const;
     void set_regs(const kvm_regs& r);

@@ -45,7 +45,7 @@ HostCounters MachineExecutor::counters() const {
     }
     const auto* ucall = m_.pio().region(abi::kUcallDevice);
     if (!ucall) throw std::logic_error("the machine has no ucall device");
-    c.user_io = m_.pio().total_hits() - ucall->hits.load();
+    c.user_io = m_.pio().total_hits() - m_.pio().hits(*ucall);
     c.user_mmio = m_.mmio().total_hits();
     c.hypercall = m_.hypercall_exits();
     c.msr = m_.msr_exits();

@@ -1,5 +1,9 @@
 #include "vmm/boot.h"
 
+#include <map>
+#include <mutex>
+#include <string>
+
 #include "guest/abi.h"
 #include "vmm/cpuid_features.h"
 
@@ -119,7 +123,17 @@ kvm_regs entry_regs(const GuestImage& image, uint32_t vcpu) {
 }
 
 std::vector<kvm_cpuid_entry2> guest_cpuid(const kvm::System& sys) {
-    auto table = sys.supported_cpuid();
+    // KVM_GET_SUPPORTED_CPUID answers the same while the module is loaded:
+    // asked once per process and device, not once per VM.
+    static std::mutex mu;
+    static std::map<std::string, std::vector<kvm_cpuid_entry2>> asked;
+    std::vector<kvm_cpuid_entry2> table;
+    {
+        std::lock_guard lk(mu);
+        auto it = asked.find(sys.path());
+        if (it == asked.end()) it = asked.emplace(sys.path(), sys.supported_cpuid()).first;
+        table = it->second;
+    }
     // KVM emulates the TSC-deadline timer but leaves the bit to the VMM.
     if (sys.has(EB_CAP(TSC_DEADLINE_TIMER))) set_cpuid_bit(table, cpuid::kTscDeadline, true);
     return table;

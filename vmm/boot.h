@@ -24,8 +24,9 @@ kvm_sregs long_mode_sregs(const kvm_sregs& initial, uint32_t vcpu, const GuestCp
 kvm_regs entry_regs(const GuestImage& image, uint32_t vcpu);
 // The supported CPUID table, made per vCPU (APIC ids).
 std::vector<kvm_cpuid_entry2> vcpu_cpuid(std::vector<kvm_cpuid_entry2> supported, uint32_t vcpu);
-// What the guest is offered: KVM's supported table plus the bits a VMM must
-// add itself (TSC-deadline, which KVM emulates but older kernels do not list).
+// What the guest is offered: KVM's supported table (asked once per process)
+// plus the bits a VMM must add itself (TSC-deadline, which KVM emulates but
+// older kernels do not list).
 std::vector<kvm_cpuid_entry2> guest_cpuid(const kvm::System& sys);
 
 } // namespace eb::vmm

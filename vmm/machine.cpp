@@ -41,13 +41,24 @@ std::string kvm_exit_label(uint32_t reason) {
 }
 
 // A userspace exit the test provoked: not the harness's ucall, not a kick.
-bool is_test_exit(const kvm::VcpuExit& exit) {
-    namespace x = kvm::exit;
-    if (const auto* in = std::get_if<x::IoIn>(&exit)) return in->port != abi::kUcallPort;
-    if (const auto* out = std::get_if<x::IoOut>(&exit)) return out->port != abi::kUcallPort;
-    return std::holds_alternative<x::MmioRead>(exit) || std::holds_alternative<x::MmioWrite>(exit) ||
-           std::holds_alternative<x::Hypercall>(exit) || std::holds_alternative<x::RdMsr>(exit) ||
-           std::holds_alternative<x::WrMsr>(exit);
+bool is_test_exit(const kvm_run& run) {
+    switch (run.exit_reason) {
+    case KVM_EXIT_IO: return run.io.port != abi::kUcallPort;
+    case KVM_EXIT_MMIO:
+    case KVM_EXIT_HYPERCALL:
+    case KVM_EXIT_X86_RDMSR:
+    case KVM_EXIT_X86_WRMSR: return true;
+    default: return false;
+    }
+}
+
+// The owning vCPU thread's increment of its own counter: no locked add.
+void bump(std::atomic<uint64_t>& a) { a.store(a.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
+
+kvm::Vm create_vm(const kvm::System& sys, StartTrace* trace) {
+    auto vm = sys.create_vm();
+    mark(trace, StartStep::Vm);
+    return vm;
 }
 
 } // namespace
@@ -58,15 +69,18 @@ void check_host(const kvm::System& sys) {
 }
 
 Machine::Machine(const kvm::System& sys, const GuestImage& image, const MachineConfig& cfg)
-    : vm_(sys.create_vm()), mem_(abi::kRamBytes), pin_(cfg.pin) {
+    : vm_(create_vm(sys, cfg.trace)), mem_(abi::kRamBytes), pin_(cfg.pin), trace_(cfg.trace) {
+    mark(trace_, StartStep::Memory);
     if (cfg.vcpus == 0 || cfg.vcpus > abi::kMaxVcpus)
         throw std::invalid_argument(fmt::format("vCPU count must be 1..{}", abi::kMaxVcpus));
     check_host(sys);
     install_kick_handler();
     vm_.create_irqchip();
     vm_.set_user_memory_region(0, 0, mem_.size(), mem_.base());
+    mark(trace_, StartStep::Host);
 
     mem_.write(abi::kImageBase, image.bytes());
+    mark(trace_, StartStep::Image);
     write_page_tables(mem_);
     write_descriptor_tables(mem_, image, cfg.vcpus);
     auto* boot = mem_.at<abi::BootInfo>(abi::kBootInfo);
@@ -88,24 +102,32 @@ Machine::Machine(const kvm::System& sys, const GuestImage& image, const MachineC
     for (size_t i = 0; i < cfg.cpuid_probes.size(); ++i)
         boot->cpuid_probes[i] = {cfg.cpuid_probes[i].first, cfg.cpuid_probes[i].second};
 
+    mark(trace_, StartStep::Tables);
+
     auto supported = cfg.cpuid.empty() ? guest_cpuid(sys) : cfg.cpuid;
     GuestCpuState st = cfg.cpu;
     st.efer_nx = st.efer_nx && cpuid_bit(supported, cpuid::kNx);
+    mark(trace_, StartStep::Cpuid);
     vcpus_.reserve(cfg.vcpus);
     for (uint32_t i = 0; i < cfg.vcpus; ++i) {
         auto* mb = mem_.at<abi::Mailbox>(abi::mailbox_gpa(i));
         mb->self = abi::mailbox_gpa(i);
         mb->vcpu = i;
         auto& v = vcpus_.emplace_back(vm_.create_vcpu(i));
+        mark(trace_, StartStep::VcpuCreate);
         v.set_cpuid(vcpu_cpuid(supported, i));
+        mark(trace_, StartStep::VcpuCpuid);
         v.set_sregs(long_mode_sregs(v.sregs(), i, st));
         v.set_regs(entry_regs(image, i));
         // APs would wait for INIT/SIPI; ours start in long mode like the BSP.
         if (i) v.set_mp_state(KVM_MP_STATE_RUNNABLE);
+        mark(trace_, StartStep::VcpuState);
     }
     outcomes_.resize(cfg.vcpus);
+    counts_ = std::make_unique<VcpuCounts[]>(cfg.vcpus);
     times_ = std::make_unique<ExitTimes[]>(cfg.vcpus);
     tids_ = std::make_unique<std::atomic<pid_t>[]>(cfg.vcpus);
+    mark(trace_, StartStep::Bookkeeping);
 }
 
 Machine::~Machine() {
@@ -130,6 +152,9 @@ void Machine::start() {
         ~MaskGuard() { pthread_sigmask(SIG_SETMASK, &old, nullptr); }
     } guard;
     pthread_sigmask(SIG_BLOCK, &block, &guard.old);
+    // The exit path's route tables, fixed from here on.
+    pio_.freeze(nr_vcpus());
+    mmio_.freeze(nr_vcpus());
     threads_.reserve(nr_vcpus());  // so only the thread's creation can throw below
     for (uint32_t i = 0; i < nr_vcpus(); ++i) {
         {
@@ -149,6 +174,7 @@ void Machine::start() {
             throw;
         }
     }
+    mark(trace_, StartStep::Threads);
 }
 
 bool Machine::wait(std::chrono::milliseconds d) {
@@ -200,16 +226,18 @@ void Machine::vcpu_loop(uint32_t i) {
         // KVM_RUN's return (t0) to the handler's end (t1) and to the next KVM_RUN.
         bool timed = false;
         uint64_t t0 = 0, t1 = 0;
+        if (trace_ && i == 0) trace_->first_run = StartTrace::Clock::now();
         for (;;) {
             if (stop_.load(std::memory_order_relaxed)) {
                 out.kind = VcpuOutcome::Kicked;
                 break;
             }
-            auto exit = v.run();
+            bool exited = v.enter();  // false: a kick, no exit to answer
             if (timed) times.record(v.entered_tsc() - t0, t1 - t0);
             t0 = v.returned_tsc();
-            timed = is_test_exit(exit);
-            Action a = dispatch(i, exit);
+            kvm_run& run = v.exit_area();
+            timed = exited && is_test_exit(run);
+            Action a = exited ? handle(i, run) : Action::Resume;
             t1 = __rdtsc();
             if (a == Action::Stop) {
                 if (out.kind == VcpuOutcome::Running) out.kind = VcpuOutcome::Stopped;
@@ -226,15 +254,17 @@ void Machine::vcpu_loop(uint32_t i) {
     cv_.notify_all();
 }
 
-namespace {
-template <class... F>
-struct Overloaded : F... {
-    using F::operator()...;
-};
-// Spelled out for clang 14 (the fuzz build), which lacks C++20's implicit guide for aggregates.
-template <class... F>
-Overloaded(F...) -> Overloaded<F...>;
-} // namespace
+uint64_t Machine::hypercall_exits() const {
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < nr_vcpus(); ++i) n += counts_[i].hypercalls.load(std::memory_order_relaxed);
+    return n;
+}
+
+uint64_t Machine::msr_exits() const {
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < nr_vcpus(); ++i) n += counts_[i].msrs.load(std::memory_order_relaxed);
+    return n;
+}
 
 Action Machine::unexpected(uint32_t i, std::string what) {
     outcomes_[i].kind = VcpuOutcome::Unexpected;
@@ -243,65 +273,66 @@ Action Machine::unexpected(uint32_t i, std::string what) {
 }
 
 // One exit, whatever the string count: hits count exits, not elements.
-Action Machine::pio(uint32_t i, uint16_t port, bool write, uint8_t size, uint32_t count,
-                    std::span<uint8_t> data) {
-    auto* r = pio_.find(port);
+Action Machine::pio(uint32_t i, kvm_run& run) {
+    const auto& io = run.io;
+    bool write = io.direction == KVM_EXIT_IO_OUT;
+    auto* r = pio_.routes(i).find(io.port);
     if (!r)
         return unexpected(i, fmt::format("KVM_EXIT_IO {} port {:#x} size {} with no device",
-                                         write ? "out" : "in", port, size));
-    r->hits.fetch_add(1, std::memory_order_relaxed);
+                                         write ? "out" : "in", io.port, io.size));
+    IoRoutes::hit(*r);
+    auto data = kvm::io_data(run);
     Action a = Action::Resume;
-    for (uint32_t k = 0; k < count && a == Action::Resume; ++k)
-        a = r->handler({i, port, write, data.subspan(size_t(k) * size, size)});
+    for (uint32_t k = 0; k < io.count && a == Action::Resume; ++k)
+        a = (*r->handler)({i, io.port, write, data.subspan(size_t(k) * io.size, io.size)});
     return a;
 }
 
-Action Machine::mmio(uint32_t i, uint64_t gpa, bool write, std::span<uint8_t> data) {
-    auto* r = mmio_.find(gpa);
+Action Machine::mmio(uint32_t i, kvm_run& run) {
+    const auto& m = run.mmio;
+    auto* r = mmio_.routes(i).find(m.phys_addr);
     if (!r)
         return unexpected(i, fmt::format("KVM_EXIT_MMIO {} {:#x} len {} with no device",
-                                         write ? "write" : "read", gpa, data.size()));
-    r->hits.fetch_add(1, std::memory_order_relaxed);
-    return r->handler({i, gpa, write, data});
+                                         m.is_write ? "write" : "read", m.phys_addr, kvm::mmio_data(run).size()));
+    IoRoutes::hit(*r);
+    return (*r->handler)({i, m.phys_addr, m.is_write != 0, kvm::mmio_data(run)});
 }
 
-Action Machine::dispatch(uint32_t i, const kvm::VcpuExit& exit) {
-    namespace x = kvm::exit;
-    return std::visit(
-        Overloaded{
-            [&](const x::IoIn& e) { return pio(i, e.port, false, e.size, e.count, e.data); },
-            [&](const x::IoOut& e) { return pio(i, e.port, true, e.size, e.count, e.data); },
-            [&](const x::MmioRead& e) { return mmio(i, e.gpa, false, e.data); },
-            [&](const x::MmioWrite& e) { return mmio(i, e.gpa, true, e.data); },
-            [&](const x::Hypercall& e) {  // only those enabled with KVM_CAP_EXIT_HYPERCALL
-                hypercall_exits_.fetch_add(1, std::memory_order_relaxed);
-                e.ret = 0;
-                return Action::Resume;
-            },
-            [&](const x::RdMsr& e) {  // only MSRs the filter denies
-                msr_exits_.fetch_add(1, std::memory_order_relaxed);
-                e.data = 0;
-                e.error = 0;
-                return Action::Resume;
-            },
-            [&](const x::WrMsr& e) {
-                msr_exits_.fetch_add(1, std::memory_order_relaxed);
-                e.error = 0;
-                return Action::Resume;
-            },
-            [&](const x::Interrupted&) { return Action::Resume; },
-            [&](const x::Shutdown&) { return unexpected(i, "KVM_EXIT_SHUTDOWN (triple fault)"); },
-            [&](const x::FailEntry& e) {
-                return unexpected(i, fmt::format("KVM_EXIT_FAIL_ENTRY, hardware reason {:#x}", e.hardware_reason));
-            },
-            [&](const x::InternalError& e) {
-                return unexpected(i, fmt::format("KVM_EXIT_INTERNAL_ERROR, suberror {}, data [{:#x}]", e.suberror,
-                                                 fmt::join(e.data, ", ")));
-            },
-            [&](const x::Hlt&) { return unexpected(i, kvm_exit_label(KVM_EXIT_HLT)); },
-            [&](const x::Other& e) { return unexpected(i, kvm_exit_label(e.reason)); },
-        },
-        exit);
+Action Machine::handle(uint32_t i, kvm_run& run) {
+    switch (run.exit_reason) {
+    case KVM_EXIT_IO: return pio(i, run);
+    case KVM_EXIT_MMIO: return mmio(i, run);
+    case KVM_EXIT_X86_RDMSR:  // only MSRs the filter denies
+        bump(counts_[i].msrs);
+        run.msr.data = 0;
+        run.msr.error = 0;
+        return Action::Resume;
+    case KVM_EXIT_X86_WRMSR:
+        bump(counts_[i].msrs);
+        run.msr.error = 0;
+        return Action::Resume;
+    case KVM_EXIT_HYPERCALL:  // only those enabled with KVM_CAP_EXIT_HYPERCALL
+        bump(counts_[i].hypercalls);
+        run.hypercall.ret = 0;
+        return Action::Resume;
+    default: return rare_exit(i, run);
+    }
+}
+
+// Every other exit stops the vCPU, saying what it was.
+Action Machine::rare_exit(uint32_t i, kvm_run& run) {
+    switch (run.exit_reason) {
+    case KVM_EXIT_SHUTDOWN: return unexpected(i, "KVM_EXIT_SHUTDOWN (triple fault)");
+    case KVM_EXIT_FAIL_ENTRY:
+        return unexpected(i, fmt::format("KVM_EXIT_FAIL_ENTRY, hardware reason {:#x}",
+                                         run.fail_entry.hardware_entry_failure_reason));
+    case KVM_EXIT_INTERNAL_ERROR: {
+        auto e = std::get<kvm::exit::InternalError>(kvm::decode_exit(run));
+        return unexpected(i, fmt::format("KVM_EXIT_INTERNAL_ERROR, suberror {}, data [{:#x}]", e.suberror,
+                                         fmt::join(e.data, ", ")));
+    }
+    default: return unexpected(i, kvm_exit_label(run.exit_reason));  // KVM_EXIT_HLT among them
+    }
 }
 
 std::string Machine::registers(uint32_t i) {

@@ -19,6 +19,7 @@
 #include "vmm/image.h"
 #include "vmm/io_bus.h"
 #include "vmm/memory.h"
+#include "vmm/start_trace.h"
 
 namespace eb::vmm {
 
@@ -35,6 +36,7 @@ struct MachineConfig {
     std::vector<kvm_cpuid_entry2> cpuid;                     // empty: guest_cpuid(sys)
     std::vector<std::pair<uint32_t, uint64_t>> msr_knobs;    // guest writes these first
     std::vector<std::pair<uint32_t, uint32_t>> cpuid_probes; // leaves it reports back
+    StartTrace* trace = nullptr;  // the bench's step timing; outlives start()
 };
 
 // Why a vCPU thread stopped.
@@ -69,8 +71,8 @@ public:
     void stop();
     const VcpuOutcome& outcome(uint32_t i) const { return outcomes_[i]; }
     // Userspace exits that are not PIO/MMIO, answered by the VMM itself.
-    uint64_t hypercall_exits() const { return hypercall_exits_.load(); }
-    uint64_t msr_exits() const { return msr_exits_.load(); }
+    uint64_t hypercall_exits() const;
+    uint64_t msr_exits() const;
     // The VMM's time on vCPU i's userspace exits, the ucall's excluded.
     // An exit is recorded when its vCPU next returns from KVM_RUN.
     ExitTimeTotals exit_times(uint32_t i) const { return times_[i].read(); }
@@ -82,9 +84,12 @@ public:
 
 private:
     void vcpu_loop(uint32_t i);
-    Action dispatch(uint32_t i, const kvm::VcpuExit& exit);
-    Action pio(uint32_t i, uint16_t port, bool write, uint8_t size, uint32_t count, std::span<uint8_t> data);
-    Action mmio(uint32_t i, uint64_t gpa, bool write, std::span<uint8_t> data);
+    // One exit, read from vCPU i's kvm_run: PIO, MMIO, MSR and hypercall
+    // exits on a flat path, anything else through rare_exit.
+    Action handle(uint32_t i, kvm_run& run);
+    Action pio(uint32_t i, kvm_run& run);
+    Action mmio(uint32_t i, kvm_run& run);
+    Action rare_exit(uint32_t i, kvm_run& run);
     // Records an exit no device or rule answers; the vCPU stops.
     Action unexpected(uint32_t i, std::string what);
 
@@ -95,8 +100,14 @@ private:
     std::vector<VcpuOutcome> outcomes_;
     std::vector<std::thread> threads_;
     std::vector<int> pin_;
+    StartTrace* trace_;
     std::atomic<bool> stop_{false};
-    std::atomic<uint64_t> hypercall_exits_{0}, msr_exits_{0};
+    // Exits the VMM answers itself, per vCPU: each written by its own thread
+    // only (a load and a store, no locked add), summed by readers.
+    struct VcpuCounts {
+        std::atomic<uint64_t> hypercalls{0}, msrs{0};
+    };
+    std::unique_ptr<VcpuCounts[]> counts_;
     std::unique_ptr<ExitTimes[]> times_;  // one per vCPU, allocated before any runs
     std::unique_ptr<std::atomic<pid_t>[]> tids_;  // likewise
     std::mutex mu_;
