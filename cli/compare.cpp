@@ -337,20 +337,20 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
 
     report::Comparison doc;
     lab::LiveRuns ran;  // stays empty when saved results are compared: nothing new to save
-    std::unique_ptr<CompareHostProfile> host;  // --host-profile
+    std::unique_ptr<lab::CompareHostProfiler> host;  // --host-profile
     if (auto refs = saved_sides(a)) {
         doc.report = compare_saved_sides(a, *refs, alpha, doc.header);
     } else {
         if (a.common.no_save && (!a.db.empty() || !a.common.label.empty() || !a.common.note.empty()))
             throw UsageError("--no-save does not save, so --db, --label and --note have nothing to apply to");
         if (!a.common.no_save) require_saveable(a.db);
-        if (!a.host_profile.empty()) host = std::make_unique<CompareHostProfile>(a.host_profile);
+        if (!a.host_profile.empty()) host = start_compare_host_profiler(a.host_profile);
         doc.report = run_live(device, a, alpha, interrupt, doc.header, ran, host.get());
     }
     // The HTML export gets the differential flame graphs; the tables follow
     // a table on stdout, beside any other format they go to stderr (as run's).
     double tsc_mhz = ran.rounds.empty() || ran.rounds[0].empty() ? 0 : ran.rounds[0][0].host.tsc_mhz;
-    bool host_written = !host || host->write_html(out.files, doc, ran.labels, tsc_mhz);
+    bool host_written = !host || write_compare_html(out.files, *host, doc, ran.labels, tsc_mhz);
     // An interrupted compare is partial: it would mislead a later one.
     std::vector<lab::LabelledRun> runs;
     if (!a.common.no_save && !interrupt.load()) runs = lab::runs_to_save(ran, a.common.label, a.common.note);
@@ -358,7 +358,7 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
     for (const auto& r : runs) saves.push_back({&r.run, r.label, r.note});
     auto done = emit(out, doc, a.db, saves);
     if (host) {
-        auto tables = host->tables(ran.labels, tsc_mhz, alpha);
+        auto tables = compare_host_tables(*host, ran.labels, tsc_mhz, alpha);
         if (a.common.format == "table") write_stdout(tables);
         else fmt::print(stderr, "{}", tables);
     }

@@ -65,18 +65,23 @@ std::string finish_host_profile(const lab::HostProfiler& prof, const HostProfile
     return report::render_host_profile(profiles, prof.notes(), rep.host.tsc_mhz);
 }
 
-bool write_html_with_flames(std::vector<std::pair<std::string, std::string>>& exports,
-                            const lab::HostProfiler& prof, const suite::RunReport& rep) {
+bool write_html_exports(std::vector<std::pair<std::string, std::string>>& exports,
+                        const std::function<std::string()>& render) {
     bool ok = true;
     for (auto it = exports.begin(); it != exports.end();) {
         if (it->first != "html") {
             ++it;
             continue;
         }
-        ok &= write_export("html", it->second, [&] { return report::render_run_html(rep, prof.profiles()); });
+        ok &= write_export("html", it->second, render);
         it = exports.erase(it);
     }
     return ok;
+}
+
+bool write_html_with_flames(std::vector<std::pair<std::string, std::string>>& exports,
+                            const lab::HostProfiler& prof, const suite::RunReport& rep) {
+    return write_html_exports(exports, [&] { return report::render_run_html(rep, prof.profiles()); });
 }
 
 } // namespace eb::cli

@@ -2,6 +2,7 @@
 // what the command line does with the profiler's result (lab/host_profiler.h).
 #pragma once
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -36,8 +37,13 @@ std::unique_ptr<lab::HostProfiler> start_host_profiler(const HostProfilePlan& p)
 std::string finish_host_profile(const lab::HostProfiler& prof, const HostProfilePlan& p,
                                 const suite::RunReport& rep, bool& written);
 
-// Writes the --export-html files itself, with a flame graph per profiled
-// test, and takes them out of `exports`; false when one could not be written.
+// Writes the --export-html files with the page `render` makes and takes
+// them out of `exports` (the other formats stay); false when one could not
+// be written.
+bool write_html_exports(std::vector<std::pair<std::string, std::string>>& exports,
+                        const std::function<std::string()>& render);
+
+// write_html_exports with a flame graph per profiled test.
 bool write_html_with_flames(std::vector<std::pair<std::string, std::string>>& exports,
                             const lab::HostProfiler& prof, const suite::RunReport& rep);
 

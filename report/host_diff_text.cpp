@@ -12,17 +12,12 @@ namespace {
 
 constexpr size_t kDiffNameWidth = 48;
 
-std::string diff_name(const std::string& name) {
-    std::string s = printable(name);
-    return s.size() <= kDiffNameWidth ? s : s.substr(0, kDiffNameWidth - 3) + "...";
-}
-
 std::string diff_row(const profile::FunctionMove& f) {
     std::string ci = f.move == profile::Move::NotTestable
                          ? "-"
                          : fmt::format("[{:+.1f}, {:+.1f}]", f.t.ci.lo, f.t.ci.hi);
     std::string p = f.move == profile::Move::NotTestable ? "-" : fmt::format("{:.3g}", f.p_holm);
-    return fmt::format("  {:<{}} {:>10.1f} {:>10.1f} {:>+10.1f} {:>22} {:>9} {}\n", diff_name(f.function),
+    return fmt::format("  {:<{}} {:>10.1f} {:>10.1f} {:>+10.1f} {:>22} {:>9} {}\n", printable_fit(f.function, kDiffNameWidth),
                        kDiffNameWidth, f.a_ns, f.b_ns, f.t.estimate, ci, p, profile::move_name(f.move));
 }
 

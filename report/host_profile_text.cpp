@@ -12,11 +12,6 @@ namespace {
 
 constexpr size_t kNameWidth = 56;
 
-std::string fit(const std::string& name) {
-    std::string s = printable(name);
-    return s.size() <= kNameWidth ? s : s.substr(0, kNameWidth - 3) + "...";
-}
-
 std::string figure(const profile::Estimate& e) { return fmt::format("{:.1f} ±{:.1f}", e.value, e.error); }
 
 // The rows shown: the largest with-children shares, and any self share
@@ -76,7 +71,7 @@ std::string render_host_profile(const std::vector<profile::TestHostProfile>& pro
         out += fmt::format("  {:<{}} {:>8} {:>16} {:>18} {:>8} {:>16} {:>18}\n", "function", kNameWidth, "self n",
                            "self ns/iter", "self cycles/iter", "total n", "total ns/iter", "total cycles/iter");
         for (const auto& r : top_rows(p, top))
-            out += fmt::format("  {:<{}} {:>8} {:>16} {:>18} {:>8} {:>16} {:>18}\n", fit(r.name), kNameWidth, r.self,
+            out += fmt::format("  {:<{}} {:>8} {:>16} {:>18} {:>8} {:>16} {:>18}\n", printable_fit(r.name, kNameWidth), kNameWidth, r.self,
                                figure(profile::share_of(r.self, p.samples, ns)),
                                figure(profile::share_of(r.self, p.samples, cycles)), r.total,
                                figure(profile::share_of(r.total, p.samples, ns)),

@@ -54,3 +54,41 @@ done_rc $rc
 section compare_host_profile
 "$eb" recipe run ipi-fastpath --host-profile --no-baseline --rounds 8 --repeats 2 --iterations 400 --no-save
 done_rc $?
+
+# Ctrl-C (and SIGTERM) during run --host-profile. The sampler lives per test
+# (its reader thread from the test's start, its perf events from its first
+# sampled batch, both gone at the test's end), so the signal goes once the
+# second test samples: the first has finished by then. Printed: what was
+# open before, how long the exit took, the perf events left open in any
+# process afterwards, the folded file's tests and the JSON.
+perf_fds() { for f in "$@"; do readlink "$f"; done 2>/dev/null | grep -c 'perf_event'; }
+centis() { read -r up _ < /proc/uptime; echo "${up%.*}${up#*.}"; }
+for sig in INT TERM; do
+  section "host_profile_sig$sig"
+  "$eb" run cpuid rd_tsc_adjust_msr --sessions 1 -r 8 --time-goal 100ms --no-baseline --no-save \
+      --no-trace-verify --host-profile --host-profile-folded /tmp/sig.folded --format json > /tmp/sig.json &
+  pid=$!
+  phase=0 polls=0  # 1: the first test samples, 2: it ended, 3: the second samples
+  while [ $phase -lt 3 ] && [ $polls -lt 3000 ] && [ -d /proc/$pid ]; do
+    n=$(perf_fds /proc/$pid/fd/*)
+    case $phase in
+      0|2) [ "$n" -gt 0 ] && phase=$((phase + 1)) ;;
+      1) [ "$n" -eq 0 ] && phase=2 ;;
+    esac
+    polls=$((polls + 1))
+    [ $phase -lt 3 ] && sleep 0.05
+  done
+  echo "phase=$phase"
+  echo "perf_fds_before=$(perf_fds /proc/$pid/fd/*)"
+  echo "threads_before=$(ls /proc/$pid/task | wc -l)"
+  t0=$(centis)
+  kill -$sig $pid
+  wait $pid
+  rc=$?
+  echo "exit_ms=$(( ($(centis) - t0) * 10 ))"
+  echo "perf_fds_after=$(perf_fds /proc/[0-9]*/fd/*)"
+  echo "folded_tests=$(cut -d';' -f1 /tmp/sig.folded | sort -u | tr '\n' ' ')"
+  echo "@@json"
+  cat /tmp/sig.json
+  done_rc $rc
+done

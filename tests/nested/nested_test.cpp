@@ -217,3 +217,31 @@ TEST_F(Nested, HostProfileNamesTheKvmExitPath) {
     EXPECT_GT(lines, 1);
     EXPECT_GT(kvm, 0) << folded;
 }
+
+// Ctrl-C and SIGTERM while run --host-profile samples its second test:
+// exit 130 within seconds, the first test's result and stacks kept,
+// and no perf event left open in any process of the guest (the profiler's
+// events and reader thread were seen alive just before the signal).
+TEST_F(Nested, HostProfileStopsPromptlyOnASignal) {
+    for (const char* sig : {"INT", "TERM"}) {
+        SCOPED_TRACE(std::string("SIG") + sig);
+        const auto& s = section(std::string("host_profile_sig") + sig);
+        auto at = s.out.find("@@json\n");
+        ASSERT_NE(at, std::string::npos) << s.out;
+        std::map<std::string, std::string> kv;
+        std::istringstream in(s.out.substr(0, at));
+        for (std::string line; std::getline(in, line);)
+            if (auto eq = line.find('='); eq != std::string::npos) kv[line.substr(0, eq)] = line.substr(eq + 1);
+        ASSERT_EQ(kv["phase"], "3") << "the second test never sampled: " << s.out;
+        EXPECT_GE(std::stoi(kv["perf_fds_before"]), 1) << s.out;  // the check sees open events
+        EXPECT_GE(std::stoi(kv["threads_before"]), 3) << s.out;   // main, vCPU, the sampler's reader
+        EXPECT_EQ(s.rc, 130) << s.out;
+        // The VM is kicked out of KVM_RUN at once; the exit took 0.36 to 1.04 s under TCG when measured.
+        EXPECT_LT(std::stoi(kv["exit_ms"]), 5000) << s.out;
+        EXPECT_EQ(kv["perf_fds_after"], "0") << s.out;
+        EXPECT_NE(kv["folded_tests"].find("cpuid "), std::string::npos) << s.out;
+        auto rep = result::from_json(nlohmann::json::parse(s.out.substr(at + 7)));
+        EXPECT_TRUE(rep.interrupted);
+        EXPECT_EQ(find(rep, "cpuid").status, suite::Status::Ok);
+    }
+}

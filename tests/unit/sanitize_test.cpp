@@ -5,6 +5,7 @@
 #include "report/sanitize.h"
 
 using eb::report::printable;
+using eb::report::printable_fit;
 using eb::report::shell_word;
 
 TEST(Printable, EscapesEverythingATerminalWouldInterpret) {
@@ -14,6 +15,17 @@ TEST(Printable, EscapesEverythingATerminalWouldInterpret) {
     EXPECT_EQ(printable("\xc2\x9b" "31m"), "\\xc2\\x9b31m");  // UTF-8 CSI
     EXPECT_EQ(printable(std::string("nul\0", 4)), "nul\\x00");
     EXPECT_EQ(printable("C:\\x1b"), "C:\\\\x1b");  // a literal backslash cannot pass for an escape
+}
+
+// A table's name column: as is when it fits, else cut to the width with
+// "...", and never inside an escape.
+TEST(PrintableFit, CutsToTheWidthBetweenEscapes) {
+    EXPECT_EQ(printable_fit("vcpu_run", 8), "vcpu_run");
+    EXPECT_EQ(printable_fit("svm_vcpu_run", 8), "svm_v...");
+    EXPECT_EQ(printable_fit("abcd\x1b", 8), "abcd\\x1b");  // fits, escape and all
+    EXPECT_EQ(printable_fit("ab\x1b" "cdef", 8), "ab...");  // "ab\x1" would read as another byte
+    EXPECT_EQ(printable_fit("a\\bcdefgh", 8), "a\\\\bc...");  // an escaped backslash stays whole
+    EXPECT_EQ(printable_fit("abc\\defgh", 6), "abc...");  // "abc\" would start an escape
 }
 
 // A suggested command is shown as it is, so every word must be printable
