@@ -77,6 +77,7 @@ suite::RunReport execute(const kvm::System& sys, const RunPlan& plan, const std:
     rep.env = env::capture(rep.host);
     suite::Runner runner(sys, vmm::GuestImage::embedded(), ctx, s, rep.host.tsc_mhz, plan.cpuid_edits);
     runner.set_hooks(hooks);
+    const int64_t setup_ns = suite::monotonic_ns() - t0;
     std::unique_ptr<ProfileSession> prof;
     // Without kvm_exit there is nothing to attribute: record only when the trace is to be kept.
     if (s.profile && (ProfileSession::can_attribute(rep.host.backend) || !plan.profile_out.empty()))
@@ -103,7 +104,7 @@ suite::RunReport execute(const kvm::System& sys, const RunPlan& plan, const std:
         verify_ns = suite::monotonic_ns() - v0;
     }
     rep.interrupted = interrupt.load();
-    rep.wall_time = suite::account_run(rep.results, suite::monotonic_ns() - t0, verify_ns);
+    rep.wall_time = suite::account_run(rep.results, suite::monotonic_ns() - t0, verify_ns, setup_ns);
     return rep;
 }
 

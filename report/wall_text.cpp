@@ -42,11 +42,11 @@ std::string wall_time_text(const suite::RunReport& r) {
     if (!r.wall_time) return "";
     const auto& w = *r.wall_time;
     std::string out = fmt::format(
-        "wall time {:.2f} s: {}, {}, {},\n  {}, {}, {}, {}\n", double(w.total) / 1e9,
+        "wall time {:.2f} s: {}, {}, {},\n  {}, {}, {}, {}, {}\n", double(w.total) / 1e9,
         phase("measured batches", w.measured, w.total), phase("warm-up/calibration", w.warmup, w.total),
         phase("VM start", w.vm_start, w.total), phase("teardown", w.teardown, w.total),
-        phase("trace verification", w.trace_verify, w.total), phase("watchdog waits", w.watchdog, w.total),
-        phase("other", w.other, w.total));
+        phase("trace verification", w.trace_verify, w.total), phase("set-up", w.setup, w.total),
+        phase("watchdog waits", w.watchdog, w.total), phase("other", w.other, w.total));
     return out + reuse_line(r) + hang_lines(r);
 }
 

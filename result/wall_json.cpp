@@ -17,6 +17,7 @@ constexpr std::pair<const char*, int64_t suite::WallSplit::*> kPhases[] = {
     {"vm_start_s", &suite::WallSplit::vm_start},
     {"teardown_s", &suite::WallSplit::teardown},
     {"trace_verify_s", &suite::WallSplit::trace_verify},
+    {"setup_s", &suite::WallSplit::setup},
     {"watchdog_s", &suite::WallSplit::watchdog},
     {"other_s", &suite::WallSplit::other},
 };

@@ -124,15 +124,18 @@ WallSplit& WallSplit::operator+=(const WallSplit& o) {
     teardown += o.teardown;
     watchdog += o.watchdog;
     trace_verify += o.trace_verify;
+    setup += o.setup;
     other += o.other;
     total += o.total;
     return *this;
 }
 
-WallSplit account_run(const std::vector<TestResult>& results, int64_t total_ns, int64_t trace_verify_ns) {
+WallSplit account_run(const std::vector<TestResult>& results, int64_t total_ns, int64_t trace_verify_ns,
+                      int64_t setup_ns) {
     WallSplit run;
     for (const auto& t : results) run += t.wall;
     run.trace_verify += trace_verify_ns;
+    run.setup += setup_ns;
     run.total = total_ns;
     // The tests' own "other" (ucalls between batches) and the time outside
     // any test: whatever the named phases leave.

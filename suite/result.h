@@ -119,11 +119,12 @@ struct WallSplit {
     int64_t teardown = 0;      // the session's end, to the VM gone
     int64_t watchdog = 0;      // hangs: from the last progress to the watchdog stopping the guest
     int64_t trace_verify = 0;  // a run's trace verification batches (run level only)
+    int64_t setup = 0;         // a run's host probe and environment capture, before its first test (run level only)
     int64_t other = 0;         // the rest: ucalls between batches, set-up, between tests
     int64_t total = 0;
     WallSplit& operator+=(const WallSplit& o);
     // The named phases, all but `other` and `total`.
-    int64_t named() const { return measured + warmup + vm_start + teardown + watchdog + trace_verify; }
+    int64_t named() const { return measured + warmup + vm_start + teardown + watchdog + trace_verify + setup; }
 };
 
 struct TestResult {
@@ -199,9 +200,11 @@ struct RunReport {
     std::optional<WallSplit> wall_time = {};
 };
 
-// A run's split: its tests' phases, the trace verification's time, and the
-// rest of `total_ns` as other (negative only if phases overlapped: a bug).
-WallSplit account_run(const std::vector<TestResult>& results, int64_t total_ns, int64_t trace_verify_ns);
+// A run's split: its tests' phases, the set-up's and the trace verification's
+// time, and the rest of `total_ns` as other (negative only if phases
+// overlapped: a bug).
+WallSplit account_run(const std::vector<TestResult>& results, int64_t total_ns, int64_t trace_verify_ns,
+                      int64_t setup_ns = 0);
 
 // ExitCheck::source of exits verified through a kvm tracepoint.
 inline constexpr const char* kTraceSource = "trace: ";

@@ -145,14 +145,15 @@ TEST(WallAccount, PhasesAndOtherAddUpToTheRunsWallTime) {
     a.wall = {.measured = 800, .warmup = 300, .vm_start = 200, .teardown = 50, .other = 25, .total = 1375};
     b.wall = {.measured = 100, .warmup = 10, .vm_start = 20, .teardown = 5, .watchdog = 3000, .other = 7,
               .total = 3142};
-    auto w = suite::account_run({a, b}, 6000, 1200);
+    auto w = suite::account_run({a, b}, 7000, 1200, 400);
     EXPECT_EQ(w.measured, 900);
     EXPECT_EQ(w.warmup, 310);
     EXPECT_EQ(w.vm_start, 220);
     EXPECT_EQ(w.teardown, 55);
     EXPECT_EQ(w.watchdog, 3000);
     EXPECT_EQ(w.trace_verify, 1200);
-    EXPECT_EQ(w.total, 6000);
+    EXPECT_EQ(w.setup, 400);
+    EXPECT_EQ(w.total, 7000);
     EXPECT_EQ(w.named() + w.other, w.total);
     EXPECT_GE(w.other, a.wall.other + b.wall.other) << "time outside the tests went missing";
 
@@ -161,7 +162,7 @@ TEST(WallAccount, PhasesAndOtherAddUpToTheRunsWallTime) {
     rep.wall_time = w;
     auto back = result::from_json(result::to_json(rep));
     ASSERT_TRUE(back.wall_time);
-    EXPECT_EQ(back.wall_time->named() + back.wall_time->other, 6000);
+    EXPECT_EQ(back.wall_time->named() + back.wall_time->other, 7000);
     EXPECT_EQ(back.wall_time->watchdog, 3000);
     EXPECT_FALSE(result::from_json([&] {
                      auto j = result::to_json(rep);

@@ -33,7 +33,7 @@ TEST(TableFormat, EndsWithTheWallTimeAccount) {
     rep.settings.iterations.reset();  // adaptive: there is a calibrated size to reuse
     rep.wall_time = suite::WallSplit{.measured = 2'000'000'000, .warmup = 1'000'000'000, .vm_start = 500'000'000,
                                      .teardown = 100'000'000, .watchdog = 0, .trace_verify = 300'000'000,
-                                     .other = 100'000'000, .total = 4'000'000'000};
+                                     .setup = 0, .other = 100'000'000, .total = 4'000'000'000};
     for (auto& t : rep.results)
         if (t.name == "cpuid") t.sessions = {{{5}, 64, false}, {{5}, 64, true}};
     for (auto& t : rep.results)
