@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fmt/format.h>
 #include <filesystem>
 #include <fstream>
@@ -169,12 +170,46 @@ void vmm_against_floor(const std::map<std::string, double>& ours) {
     }
 }
 
-double run_suite(const char* args) {
+// One `exitbench run ARGS`: its wall time as seen from here (s), and the
+// run's own account of it by phase ("wall_time" in its JSON; null if absent).
+struct SuiteRun {
+    double wall_s = 0;
+    nlohmann::json split;
+};
+
+SuiteRun run_suite(const char* args) {
+    SuiteRun out;
+    char dir[] = "/tmp/exitbench_bench_XXXXXX";
+    if (!mkdtemp(dir)) return out;
+    std::string json = std::string(dir) + "/run.json";
     auto t0 = Clock::now();
-    std::string cmd = fmt::format("{} run {} >/dev/null 2>&1", EB_BINARY, args);
+    std::string cmd = fmt::format("{} run {} --json {} >/dev/null 2>&1", EB_BINARY, args, json);
     int st = std::system(cmd.c_str());
     (void)st;
-    return ms_since(t0, Clock::now()) / 1e3;
+    out.wall_s = ms_since(t0, Clock::now()) / 1e3;
+    try {
+        std::ifstream f(json);
+        out.split = nlohmann::json::parse(f).at("wall_time");
+    } catch (const std::exception&) {
+        // no account: the run failed before writing its result
+    }
+    std::filesystem::remove_all(dir);
+    return out;
+}
+
+// The runs' phases summed, each as a share of their summed total.
+void print_split(const std::vector<SuiteRun>& runs) {
+    std::map<std::string, double> sum;
+    for (const auto& r : runs)
+        if (r.split.is_object())
+            for (const auto& [k, v] : r.split.items()) sum[k] += v.get<double>();
+    if (sum["total_s"] <= 0) return;
+    std::string line;
+    for (const char* k : {"measured_s", "warmup_s", "vm_start_s", "teardown_s", "trace_verify_s", "setup_s",
+                          "watchdog_s", "other_s"})
+        line += fmt::format(" {} {:.0f}%", std::string_view(k, std::strlen(k) - 2), 100 * sum[k] / sum["total_s"]);
+    fmt::print("    its own account ({:.2f} s of the runs' {:.2f} s):{}\n", sum["total_s"],
+               [&] { double w = 0; for (const auto& r : runs) w += r.wall_s; return w; }(), line);
 }
 
 // VM start to the first guest exit, 30 times each, exitbench's machine and
@@ -233,9 +268,14 @@ int main(int argc, char** argv) {
     fmt::print("exitbench run, wall time (s), 3 runs each:\n");
     for (const char* args : {"", "--iterations 64 --repeats 3"}) {
         std::vector<double> w;
-        for (int i = 0; i < 3; ++i) w.push_back(run_suite(args));
+        std::vector<SuiteRun> runs;
+        for (int i = 0; i < 3; ++i) {
+            runs.push_back(run_suite(args));
+            w.push_back(runs.back().wall_s);
+        }
         fmt::print("  run {:<28} median {:6.2f}  min {:6.2f}  max {:6.2f}\n",
                    *args ? args : "(defaults)", stats::median(w), stats::min(w), stats::max(w));
+        print_split(runs);
     }
     fmt::print("A/B, interleaved rounds (the round is the unit): time until a configuration compared with\n"
                "itself has a 95% CI of the ratio within the target (budget 120 s):\n");

@@ -10,8 +10,8 @@ namespace {
 constexpr const char* kClearLine = "\r\033[K";
 }
 
-Progress::Progress(size_t tests, uint32_t sessions, bool enabled)
-    : total_(tests * sessions), sessions_(sessions), enabled_(enabled) {}
+Progress::Progress(size_t tests, uint32_t sessions, bool enabled, bool retry_hung)
+    : total_(tests * sessions), sessions_(sessions), enabled_(enabled), retry_hung_(retry_hung) {}
 
 std::string Progress::eta(double elapsed_s, size_t done, size_t total) {
     if (done == 0 || done >= total) return "";
@@ -35,8 +35,10 @@ void Progress::starting(const std::string& test) {
 
 void Progress::done(const suite::TestResult& r) {
     ++done_;
-    // A skip is not repeated in later sessions: those slots will not come.
-    if (r.status == suite::Status::Skipped && sessions_ > 1) total_ -= std::min<size_t>(total_ - done_, sessions_ - 1);
+    uint32_t ran = ++runs_[r.name];
+    // A skip is not repeated in later sessions, nor a hang: those slots will not come.
+    bool last = r.status == suite::Status::Skipped || (r.status == suite::Status::Hung && !retry_hung_);
+    if (last && sessions_ > ran) total_ -= std::min<size_t>(total_ - done_, sessions_ - ran);
     if (!enabled_) return;
     fmt::print(stderr, "{}[{}/{}] {} {} ({:.1f} s)\n", kClearLine, done_, total_, r.name,
                suite::status_name(r.status), r.wall_seconds);

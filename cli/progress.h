@@ -4,6 +4,7 @@
 #pragma once
 #include <chrono>
 #include <cstddef>
+#include <map>
 #include <string>
 
 #include "suite/result.h"
@@ -12,8 +13,9 @@ namespace eb::cli {
 
 class Progress {
 public:
-    // `tests` tests, each run in `sessions` sessions.
-    Progress(size_t tests, uint32_t sessions, bool enabled);
+    // `tests` tests, each run in `sessions` sessions; a hung test is not
+    // rerun in the later ones unless `retry_hung`.
+    Progress(size_t tests, uint32_t sessions, bool enabled, bool retry_hung = false);
     void starting(const std::string& test);
     void done(const suite::TestResult& r);
 
@@ -25,7 +27,8 @@ public:
 private:
     size_t total_, done_ = 0;
     uint32_t sessions_;
-    bool enabled_;
+    bool enabled_, retry_hung_;
+    std::map<std::string, uint32_t> runs_;  // sessions each test has run
     std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
 };
 

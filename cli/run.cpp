@@ -88,6 +88,9 @@ void add_run_options(CLI::App& run, RunArgs& ra) {
                       "vmexit.flat prints its last measurement" + std::string(kKtapFormatHelp));
     run.add_option("--watchdog", ra.watchdog, "declare a guest hung after this long without progress (default 3s)");
     run.add_flag("--no-baseline", ra.no_baseline, "do not add the baseline test");
+    run.add_flag("--retry-hung", ra.retry_hung, "rerun in later sessions a test that hung (by default a hang is "
+                                                "learnt once: the test is not rerun, and its result names the "
+                                                "session it hung in)");
     run.add_flag("--no-trace-verify", ra.no_trace_verify,
                  "leave exits the stats fd cannot count unverified, instead of counting kvm_msr/kvm_pio/kvm_mmio "
                  "over a separate batch per test");
@@ -151,6 +154,7 @@ lab::RunPlan plan_run(const RunArgs& a) {
     }
     s.baseline = !a.no_baseline;
     s.trace_verify = !a.no_trace_verify;
+    s.retry_hung = a.retry_hung;
     if (a.pin == "auto") {
         s.pin_auto = true;
     } else if (!a.pin.empty()) {
@@ -205,7 +209,7 @@ int cmd_run(const std::string& device, const RunArgs& a, const HostProfileArgs& 
     // Before KVM: a host that may not sample says so before anything runs.
     auto profiler = host_plan ? start_host_profiler(*host_plan) : nullptr;
     auto sys = lab::open_kvm(device);
-    Progress shown(plan.tests.size(), plan.settings.sessions, isatty(STDERR_FILENO));
+    Progress shown(plan.tests.size(), plan.settings.sessions, isatty(STDERR_FILENO), plan.settings.retry_hung);
     auto rep = lab::execute(sys, plan, interrupt,
                             {[&](const std::string& test) { shown.starting(test); },
                              [&](const suite::TestResult& r) { shown.done(r); }},

@@ -20,6 +20,7 @@ struct RunArgs {
     std::vector<std::string> guest_msrs;
     bool no_baseline = false;
     bool no_trace_verify = false;
+    bool retry_hung = false;      // --retry-hung: rerun a hung test in later sessions
     bool allow_invd = false;
     bool per_exit = false;
     bool profile = false;

@@ -11,6 +11,7 @@
 #include "lab/trace_verify.h"
 #include "lab/version.h"
 #include "suite/runner.h"
+#include "suite/session.h"
 #include "vmm/boot.h"
 #include "vmm/image.h"
 
@@ -59,6 +60,7 @@ suite::RunSettings verification_settings(suite::RunSettings s) {
 
 suite::RunReport execute(const kvm::System& sys, const RunPlan& plan, const std::atomic<bool>& interrupt,
                          const RunObserver& observer, suite::MeasureHooks* hooks) {
+    const int64_t t0 = suite::monotonic_ns();  // the wall-time account's start
     const auto& s = plan.settings;
     auto ctx = suite::probe_context(sys);
     ctx.allow_invd = plan.allow_invd;
@@ -75,6 +77,7 @@ suite::RunReport execute(const kvm::System& sys, const RunPlan& plan, const std:
     rep.env = env::capture(rep.host);
     suite::Runner runner(sys, vmm::GuestImage::embedded(), ctx, s, rep.host.tsc_mhz, plan.cpuid_edits);
     runner.set_hooks(hooks);
+    const int64_t setup_ns = suite::monotonic_ns() - t0;
     std::unique_ptr<ProfileSession> prof;
     // Without kvm_exit there is nothing to attribute: record only when the trace is to be kept.
     if (s.profile && (ProfileSession::can_attribute(rep.host.backend) || !plan.profile_out.empty()))
@@ -91,13 +94,17 @@ suite::RunReport execute(const kvm::System& sys, const RunPlan& plan, const std:
     if (prof) prof->attribute(rep.results);
     else if (s.profile) ProfileSession::nothing_to_attribute(rep.results, rep.host);
     prof.reset();  // its ftrace instance is gone before verification makes one
+    int64_t verify_ns = 0;
     if (!interrupt.load() && s.trace_verify) {
+        int64_t v0 = suite::monotonic_ns();
         suite::Runner verifier(sys, vmm::GuestImage::embedded(), ctx, verification_settings(s), rep.host.tsc_mhz,
                                plan.cpuid_edits);
         verify_by_trace(rep.results, rep.host, [&](const suite::TestSpec& t) { return verifier.run(t, interrupt); },
                         interrupt);
+        verify_ns = suite::monotonic_ns() - v0;
     }
     rep.interrupted = interrupt.load();
+    rep.wall_time = suite::account_run(rep.results, suite::monotonic_ns() - t0, verify_ns, setup_ns);
     return rep;
 }
 

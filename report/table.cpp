@@ -6,6 +6,7 @@
 #include "report/compare.h"
 #include "report/exporter.h"
 #include "report/sanitize.h"
+#include "report/wall_text.h"
 #include "report/grids.h"
 #include "report/histogram_text.h"
 #include "report/profile_text.h"
@@ -203,7 +204,7 @@ public:
         for (const auto& [k, v] : notes.counts) parts.push_back(fmt::format("{} {}", v, k));
         out += fmt::format("{} tests: {}{}\n", r.results.size(), fmt::join(parts, ", "),
                            r.interrupted ? " (interrupted: later tests did not run)" : "");
-        return out;
+        return out + wall_time_text(r);
     }
 
     // Names, facts and details come from files: no raw control byte reaches the terminal.

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "result/wall_json.h"
 #include "stats/inference.h"
 #include "stats/summary.h"
 
@@ -92,6 +93,7 @@ json sessions_json(const suite::TestResult& t) {
     json out = json::array();
     for (const auto& s : t.sessions)
         out.push_back({{"iterations_per_batch", s.iterations},
+                       {"batch_reused", s.batch_reused},
                        {"median_cycles", stats::median(s.samples)},
                        {"samples_cycles_per_iter", s.samples}});
     return out;
@@ -145,6 +147,9 @@ json result_json(const suite::TestResult& t, const std::optional<double>& base,
             {"per_exit", per_exit_json(t, overhead)},
             {"host_profile", host_profile_json(t.host_profile)},
             {"userspace_split", userspace_split_json(t.userspace_split)},
+            {"not_rerun_after_hang", t.sessions_not_rerun ? json{{"hung_in_session", t.hung_in_session},
+                                                                 {"sessions_skipped", t.sessions_not_rerun}}
+                                                          : json(nullptr)},
             {"wall_seconds", t.wall_seconds}};
 }
 
@@ -262,6 +267,7 @@ suite::RunSettings settings_from(const json& s, int version) {
     r.baseline = field<bool>(s, "baseline", "settings");
     r.per_exit = field<bool>(s, "per_exit", "settings");
     r.profile = field<bool>(s, "profile", "settings");
+    if (s.contains("retry_hung")) r.retry_hung = field<bool>(s, "retry_hung", "settings");  // absent before it
     return r;
 }
 
@@ -288,7 +294,9 @@ std::vector<suite::SessionSamples> sessions_from(const json& t, int version, uin
     if (!ss.is_array()) wrong_type("sessions", "a result");
     for (const json& s : ss) {
         auto xs = samples_of(s, t, "a session");
-        if (!xs.empty()) out.push_back({std::move(xs), field<uint64_t>(s, "iterations_per_batch", "a session")});
+        if (xs.empty()) continue;
+        out.push_back({std::move(xs), field<uint64_t>(s, "iterations_per_batch", "a session")});
+        if (s.contains("batch_reused")) out.back().batch_reused = field<bool>(s, "batch_reused", "a session");
     }
     return out;
 }
@@ -352,6 +360,11 @@ suite::TestResult result_from(const json& t, int version) {
     const json& pe = member(t, "per_exit", "a result");
     if (!pe.is_null()) x.per_exit_cycles = numbers<double>(pe, "samples_raw", "per_exit");
     guest_state_from(member(t, "guest_state", "a result"), x.guest_state);
+    if (t.contains("not_rerun_after_hang") && !t.at("not_rerun_after_hang").is_null()) {
+        const json& h = t.at("not_rerun_after_hang");
+        x.hung_in_session = field<uint32_t>(h, "hung_in_session", "not_rerun_after_hang");
+        x.sessions_not_rerun = field<uint32_t>(h, "sessions_skipped", "not_rerun_after_hang");
+    }
     return x;
 }
 
@@ -363,7 +376,7 @@ json to_json(const suite::RunReport& r) {
     auto overhead = suite::per_exit_overhead(r);
     for (const auto& t : r.results) results.push_back(result_json(t, base, overhead, r.host.tsc_mhz));
     const auto& s = r.settings;
-    return {{"schema", "exitbench-run"},
+    json doc = {{"schema", "exitbench-run"},
             {"schema_version", kSchemaVersion},
             {"tool_version", r.tool_version},
             {"provenance", provenance_json(r.provenance)},
@@ -385,10 +398,13 @@ json to_json(const suite::RunReport& r) {
               {"watchdog_s", s.watchdog_s},
               {"baseline", s.baseline},
               {"per_exit", s.per_exit},
-              {"profile", s.profile}}},
+              {"profile", s.profile},
+              {"retry_hung", s.retry_hung}}},
             {"interrupted", r.interrupted},
             {"baseline_cycles", opt(base)},
             {"results", results}};
+    if (r.wall_time) doc["wall_time"] = wall_time_json(*r.wall_time);
+    return doc;
 }
 
 suite::RunReport from_json(const json& j) {
@@ -411,6 +427,7 @@ suite::RunReport from_json(const json& j) {
     const json& results = member(j, "results", "the document");
     if (!results.is_array()) wrong_type("results", "the document");
     for (const json& t : results) r.results.push_back(result_from(t, v));
+    if (j.contains("wall_time")) r.wall_time = wall_time_from(j.at("wall_time"));
     return r;
 }
 

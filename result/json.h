@@ -15,6 +15,9 @@ namespace eb::result {
 //    "userspace_split": the VMM's handling time of userspace exits.
 //    Added later, optional, so version 4 still: "provenance.imported.logs", each log's
 //    file, sha256 and tests when several files were imported as one run (absent otherwise).
+//    Also optional, so version 4 still (older readers ignore them, absent in older files):
+//    "wall_time", the run's wall time by phase; per session "batch_reused"; per result
+//    "not_rerun_after_hang"; settings "retry_hung".
 inline constexpr int kSchemaVersion = 4;
 // Deeper documents are refused: no valid result nests past a handful of levels.
 inline constexpr int kMaxDepth = 64;

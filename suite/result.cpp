@@ -82,8 +82,11 @@ TestResult merge_sessions(std::vector<TestResult> per_session) {
     if (per_session.empty()) throw std::invalid_argument("merge_sessions: no session");
     // What finished is kept; a session cut short by Ctrl-C only counts when nothing else ran.
     size_t n = per_session.size();
+    WallSplit wall;  // every session's time, the dropped one's too
+    for (const auto& r : per_session) wall += r.wall;
     if (n > 1 && per_session.back().status == Status::Interrupted) per_session.pop_back();
     TestResult out = std::move(per_session[0]);
+    out.wall = wall;
     double irqs = out.irqs_per_iter.value_or(0);
     for (size_t k = 1; k < per_session.size(); ++k) {
         auto& r = per_session[k];
@@ -112,6 +115,32 @@ TestResult merge_sessions(std::vector<TestResult> per_session) {
     }
     if (out.irqs_per_iter) out.irqs_per_iter = irqs / double(per_session.size());
     return out;
+}
+
+WallSplit& WallSplit::operator+=(const WallSplit& o) {
+    measured += o.measured;
+    warmup += o.warmup;
+    vm_start += o.vm_start;
+    teardown += o.teardown;
+    watchdog += o.watchdog;
+    trace_verify += o.trace_verify;
+    setup += o.setup;
+    other += o.other;
+    total += o.total;
+    return *this;
+}
+
+WallSplit account_run(const std::vector<TestResult>& results, int64_t total_ns, int64_t trace_verify_ns,
+                      int64_t setup_ns) {
+    WallSplit run;
+    for (const auto& t : results) run += t.wall;
+    run.trace_verify += trace_verify_ns;
+    run.setup += setup_ns;
+    run.total = total_ns;
+    // The tests' own "other" (ucalls between batches) and the time outside
+    // any test: whatever the named phases leave.
+    run.other = total_ns - run.named();
+    return run;
 }
 
 std::optional<double> baseline_cycles(const RunReport& r) {

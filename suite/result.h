@@ -57,6 +57,7 @@ struct RunSettings {
     bool per_exit = false;               // time every iteration on its own (vCPU 0)
     bool profile = false;                // record kvm tracepoints during the run (--profile)
     bool trace_verify = true;            // verify through kvm tracepoints what the stats fd cannot (not saved)
+    bool retry_hung = false;             // --retry-hung: rerun in later sessions a test that hung
 };
 
 // --profile: the host-side view of a test's exits, from kvm_exit -> kvm_entry.
@@ -104,6 +105,26 @@ struct GuestStateSeen {
 struct SessionSamples {
     std::vector<double> samples;   // TSC cycles per iteration, one per repeat
     uint64_t iterations = 0;       // this session's batch size
+    // The size came from an earlier session of the test and its first batch,
+    // discarded, still took the time goal: no doubling from 64 again.
+    bool batch_reused = false;
+};
+
+// Where wall time went, CLOCK_MONOTONIC ns from clock reads at each phase's
+// edges: a test's (summed over its sessions) or a whole run's.
+struct WallSplit {
+    int64_t measured = 0;      // batches whose results count
+    int64_t warmup = 0;        // discarded batches: the doubling, the one reaching the goal, --warmup, set aside
+    int64_t vm_start = 0;      // making the VM, to the guest's first ucall
+    int64_t teardown = 0;      // the session's end, to the VM gone
+    int64_t watchdog = 0;      // hangs: from the last progress to the watchdog stopping the guest
+    int64_t trace_verify = 0;  // a run's trace verification batches (run level only)
+    int64_t setup = 0;         // a run's host probe and environment capture, before its first test (run level only)
+    int64_t other = 0;         // the rest: ucalls between batches, set-up, between tests
+    int64_t total = 0;
+    WallSplit& operator+=(const WallSplit& o);
+    // The named phases, all but `other` and `total`.
+    int64_t named() const { return measured + warmup + vm_start + teardown + watchdog + trace_verify + setup; }
 };
 
 struct TestResult {
@@ -129,6 +150,11 @@ struct TestResult {
     int64_t start_ns = 0, end_ns = 0;           // CLOCK_MONOTONIC window of the test
     uint64_t all_iterations = 0;                // every batch, warm-up included
     double wall_seconds = 0;
+    WallSplit wall = {};                        // measured here; not saved per test
+    // A hang is learnt once per run: the session it hung in (from 1; 0: none
+    // skipped) and how many later sessions did not rerun it (--retry-hung does).
+    uint32_t hung_in_session = 0;
+    uint32_t sessions_not_rerun = 0;
 };
 
 // One of several files imported as one run (the logs of one kvm-unit-tests
@@ -169,7 +195,16 @@ struct RunReport {
     RunSettings settings;
     std::vector<TestResult> results;
     bool interrupted = false;
+    // The run's wall time by phase; measured by `run`, absent in files from
+    // before it was recorded and in imported runs.
+    std::optional<WallSplit> wall_time = {};
 };
+
+// A run's split: its tests' phases, the set-up's and the trace verification's
+// time, and the rest of `total_ns` as other (negative only if phases
+// overlapped: a bug).
+WallSplit account_run(const std::vector<TestResult>& results, int64_t total_ns, int64_t trace_verify_ns,
+                      int64_t setup_ns = 0);
 
 // ExitCheck::source of exits verified through a kvm tracepoint.
 inline constexpr const char* kTraceSource = "trace: ";

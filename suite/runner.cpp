@@ -1,8 +1,5 @@
 #include "suite/runner.h"
 
-#include <numeric>
-#include <random>
-
 #include <cpuid.h>
 #include <sched.h>
 #include <cstring>
@@ -10,6 +7,7 @@
 
 #include "guest/abi.h"
 #include "suite/session.h"
+#include "suite/sessions.h"
 #include "suite/verify.h"
 #include "vmm/boot.h"
 #include "vmm/cpuid_features.h"
@@ -110,7 +108,7 @@ TestResult from_session(const TestSpec& t, Session& s, vmm::Machine& m, vmm::Bac
     r.name = t.name;
     r.vcpus = m.nr_vcpus();
     r.iterations = s.iterations();
-    if (!s.samples().empty()) r.sessions.push_back({s.samples(), s.iterations()});
+    if (!s.samples().empty()) r.sessions.push_back({s.samples(), s.iterations(), s.batch_reused()});
     r.ipi_latency_cycles = s.ipi_latency();
     r.per_exit_cycles = std::move(s.per_exit());
     r.all_iterations = s.all_iterations();
@@ -126,6 +124,19 @@ TestResult from_session(const TestSpec& t, Session& s, vmm::Machine& m, vmm::Bac
             r.kvm_stats_per_iter[k] = double(v) / double(s.observed().iterations);
     set_status(r, t, s, m);
     return r;
+}
+
+// The session's phases from its clock reads: `t0` before the VM was made,
+// `ended` when the runner saw the session end (the watchdog's stop for a
+// hang). The teardown and the total are the caller's.
+WallSplit session_wall(const Session& s, int64_t t0, int64_t ended, bool hung) {
+    WallSplit w;
+    w.measured = s.measured_ns();
+    w.warmup = s.warmup_ns();
+    if (hung) w.watchdog = ended - s.last_progress_ns();
+    int64_t up = s.ready_ns() ? s.ready_ns() : hung ? s.last_progress_ns() : ended;
+    w.vm_start = up - t0;
+    return w;
 }
 
 } // namespace
@@ -163,7 +174,7 @@ Runner::Runner(const kvm::System& sys, const vmm::GuestImage& image, HostContext
     : sys_(sys), image_(image), host_(std::move(host)), settings_(settings), tsc_mhz_(tsc_mhz),
       cpuid_edits_(std::move(cpuid_edits)) {}
 
-TestResult Runner::run(const TestSpec& t, const std::atomic<bool>& interrupt) const {
+TestResult Runner::run(const TestSpec& t, const std::atomic<bool>& interrupt, uint64_t reuse_batch) const {
     TestResult r;
     r.name = t.name;
     if (auto why = t.skip_reason(host_)) {
@@ -178,9 +189,9 @@ TestResult Runner::run(const TestSpec& t, const std::atomic<bool>& interrupt) co
         r.detail = "the guest image has no body for " + t.name;
         return r;
     }
-    int64_t t0 = monotonic_ns();
+    int64_t t0 = monotonic_ns(), ended = 0;  // `ended`: when the session ended, once it ran
     try {
-        r = measure(t, *body, interrupt);
+        r = measure(t, *body, interrupt, reuse_batch, ended);
     } catch (const std::exception& e) {
         r.status = Status::Error;
         r.detail = e.what();
@@ -190,6 +201,9 @@ TestResult Runner::run(const TestSpec& t, const std::atomic<bool>& interrupt) co
     r.start_ns = t0;
     r.end_ns = monotonic_ns();
     r.wall_seconds = (r.end_ns - t0) / 1e9;
+    r.wall.total = r.end_ns - t0;
+    if (ended) r.wall.teardown = r.end_ns - ended;  // the VM is gone now
+    r.wall.other = r.wall.total - r.wall.named();
     return r;
 }
 
@@ -213,7 +227,7 @@ vmm::MachineConfig Runner::machine_config(const TestSpec& t, const abi::BodyEntr
 
 // Waits for vCPU 0 to finish; Interrupted or Hung when it had to be stopped.
 std::optional<Status> Runner::watch(vmm::Machine& m, const Session& s, const std::atomic<bool>& interrupt,
-                                    int64_t budget_ns) const {
+                                    int64_t budget_ns, int64_t& ended_ns) const {
     m.start();
     std::optional<Status> stopped;
     while (!m.wait(std::chrono::milliseconds(10))) {
@@ -228,11 +242,14 @@ std::optional<Status> Runner::watch(vmm::Machine& m, const Session& s, const std
             break;
         }
     }
+    ended_ns = monotonic_ns();  // stopping the threads is teardown
     m.stop();
     return stopped;
 }
 
-TestResult Runner::measure(const TestSpec& t, const abi::BodyEntry& body, const std::atomic<bool>& interrupt) const {
+TestResult Runner::measure(const TestSpec& t, const abi::BodyEntry& body, const std::atomic<bool>& interrupt,
+                           uint64_t reuse_batch, int64_t& ended) const {
+    const int64_t t0 = monotonic_ns();
     auto cfg = machine_config(t, body);
     // Declared before the machine: the hooks hear the end after its threads stopped.
     struct HookScope {
@@ -248,12 +265,14 @@ TestResult Runner::measure(const TestSpec& t, const abi::BodyEntry& body, const 
     MachineExecutor exec(m);
     Session s(exec, settings_, tsc_mhz_, t.parallel ? cfg.vcpus : 1, fixture.get(), t.max_iterations);
     s.set_hooks(hooks_);
+    s.reuse_batch(reuse_batch);
     m.pio().add(abi::kUcallDevice, abi::kUcallPort, 4, [&s](const vmm::Access& a) { return s.on_ucall(a); });
 
     const int64_t budget_ns =
         static_cast<int64_t>(std::max(settings_.watchdog_s, 4 * settings_.time_goal_s) * 1e9);
-    auto stopped = watch(m, s, interrupt, budget_ns);
+    auto stopped = watch(m, s, interrupt, budget_ns, ended);
     TestResult r = from_session(t, s, m, host_.backend, {settings_.guest_msrs, cpuid_edits_});
+    r.wall = session_wall(s, t0, ended, stopped == Status::Hung);
     if (stopped) {
         r.status = *stopped;
         r.detail = *stopped == Status::Hung
@@ -294,30 +313,9 @@ std::vector<TestResult> Runner::run_all(const std::vector<const TestSpec*>& test
                                         const std::atomic<bool>& interrupt,
                                         const std::function<void(const TestResult&)>& done,
                                         const std::function<void(const TestSpec&)>& starting) const {
-    // Session after session, each test in a fresh VM. With several sessions
-    // the order is shuffled, so a slow drift of the host does not line up
-    // with the registry order.
-    std::vector<std::vector<TestResult>> per_test(tests.size());
-    std::mt19937_64 rng(settings_.order_seed);
-    bool stop = false;
-    for (uint32_t session = 0; session < settings_.sessions && !stop; ++session) {
-        std::vector<size_t> order(tests.size());
-        std::iota(order.begin(), order.end(), 0);
-        if (settings_.sessions > 1) std::shuffle(order.begin(), order.end(), rng);
-        for (size_t i : order) {
-            if ((stop = interrupt.load())) break;
-            // A skip comes from a requirement: it would only repeat.
-            if (!per_test[i].empty() && per_test[i][0].status == Status::Skipped) continue;
-            if (starting) starting(*tests[i]);
-            per_test[i].push_back(run(*tests[i], interrupt));
-            if (done) done(per_test[i].back());
-            if ((stop = per_test[i].back().status == Status::Interrupted)) break;
-        }
-    }
-    std::vector<TestResult> out;
-    for (auto& results : per_test)
-        if (!results.empty()) out.push_back(merge_sessions(std::move(results)));
-    return out;
+    return run_sessions(
+        tests, settings_, interrupt,
+        [&](const TestSpec& t, uint64_t reuse_batch) { return run(t, interrupt, reuse_batch); }, done, starting);
 }
 
 } // namespace eb::suite

@@ -32,25 +32,28 @@ public:
     Runner(const kvm::System& sys, const vmm::GuestImage& image, HostContext host,
            RunSettings settings, double tsc_mhz, std::vector<vmm::CpuidEdit> cpuid_edits = {});
 
-    TestResult run(const TestSpec& t, const std::atomic<bool>& interrupt) const;
+    // `reuse_batch`: an earlier session's calibrated batch size to start from (0: none).
+    TestResult run(const TestSpec& t, const std::atomic<bool>& interrupt, uint64_t reuse_batch = 0) const;
     // Tells `h` about every test's measured batches from now on (nullptr: no one).
     void set_hooks(MeasureHooks* h) { hooks_ = h; }
 
-    // Runs `tests` settings.sessions times, each session in a fresh order when
-    // there are several; stops early on interrupt. `done` sees each session's
-    // result, `starting` each test before it runs; the returned results merge
-    // the sessions, in `tests` order.
+    // Runs `tests` settings.sessions times (run_sessions: fresh orders, the
+    // calibrated batch size reused, a hang learnt once); stops early on
+    // interrupt. `done` sees each session's result, `starting` each test
+    // before it runs; the returned results merge the sessions, in `tests` order.
     std::vector<TestResult> run_all(const std::vector<const TestSpec*>& tests,
                                     const std::atomic<bool>& interrupt,
                                     const std::function<void(const TestResult&)>& done,
                                     const std::function<void(const TestSpec&)>& starting = {}) const;
 
 private:
-    // One test in a fresh VM; throws what setting it up throws.
-    TestResult measure(const TestSpec& t, const abi::BodyEntry& body, const std::atomic<bool>& interrupt) const;
+    // One test in a fresh VM; throws what setting it up throws. `ended`: when
+    // the session ended (the VM's teardown starts), for the wall-time account.
+    TestResult measure(const TestSpec& t, const abi::BodyEntry& body, const std::atomic<bool>& interrupt,
+                       uint64_t reuse_batch, int64_t& ended) const;
     vmm::MachineConfig machine_config(const TestSpec& t, const abi::BodyEntry& body) const;
     std::optional<Status> watch(vmm::Machine& m, const Session& s, const std::atomic<bool>& interrupt,
-                                int64_t budget_ns) const;
+                                int64_t budget_ns, int64_t& ended_ns) const;
     std::vector<int> pins(uint32_t vcpus) const;
 
     const kvm::System& sys_;

@@ -91,11 +91,14 @@ uint32_t Session::failed_vcpu() const {
 }
 
 // Warm-up batches double until one takes the time goal and are discarded, as
-// in vmexit.flat; then `repeats` batches of that size are measured (not
-// counting batches the hooks perturbed).
+// in vmexit.flat (from an earlier session's size when reuse_batch said so);
+// then `repeats` batches of that size are measured (not counting batches the
+// hooks perturbed).
 vmm::Action Session::on_batch_done(const abi::Mailbox& mb) {
     double cycles = static_cast<double>(mb.cycles);
     all_iterations_ += n_ * body_vcpus_;
+    int64_t took = monotonic_ns() - batch_start_ns_;
+    (measuring_ && !perturbed_ ? measured_ns_ : warmup_ns_) += took;
     if (measuring_ && perturbed_) {
         ++set_aside_;  // the hooks' batch (sampled): another unperturbed one takes its place
         after_set_aside_ = true;
@@ -115,6 +118,7 @@ vmm::Action Session::on_batch_done(const abi::Mailbox& mb) {
             return stop(End::Diverged, fmt::format("a batch of {} iterations still took only {:.0f} "
                                                    "cycles; the body does not seem to run", n_, cycles));
         n_ = std::min(n_ * 2, max_n_);
+        reusing_ = false;  // the earlier size fell short of the goal: calibrated again from it
     } else if (extra_warmup_ < settings_.warmup) {
         ++extra_warmup_;  // --warmup: batches of the final size, discarded as well
     } else {
@@ -154,9 +158,13 @@ vmm::Action Session::on_ucall(const vmm::Access& a) {
 
     switch (type) {
     case abi::kReady:
-        if (!state_) last_progress_.store(monotonic_ns(), std::memory_order_relaxed);  // once: start-up
+        if (!state_) {  // once: start-up
+            ready_ns_ = monotonic_ns();
+            last_progress_.store(ready_ns_, std::memory_order_relaxed);
+        }
         state_ = mb.state;
-        n_ = std::min(settings_.iterations.value_or(kFirstBatch), max_n_);
+        reusing_ = reuse_ && !settings_.iterations;
+        n_ = std::min(settings_.iterations.value_or(reusing_ ? reuse_ : kFirstBatch), max_n_);
         break;
     case abi::kBatchDone:
         last_progress_.store(monotonic_ns(), std::memory_order_relaxed);

@@ -35,6 +35,12 @@ public:
     vmm::Action on_ucall(const vmm::Access& a);
     // Told when each measured batch starts and ends; nullptr for none.
     void set_hooks(MeasureHooks* h) { hooks_ = h; }
+    // Adaptive sizing starts at `n` (an earlier session's calibrated size)
+    // instead of 64; before the guest is ready. The first batch is still
+    // discarded, and doubling resumes if it falls short of the time goal.
+    void reuse_batch(uint64_t n) { reuse_ = n; }
+    // The reused size took the time goal: this session did not calibrate.
+    bool batch_reused() const { return reuse_ && reusing_; }
 
     // Monotonic ns of the last batch (or of start-up); the watchdog compares
     // against it. Other ucalls do not count: a guest stuck re-sending them is hung.
@@ -59,6 +65,13 @@ public:
     std::vector<double>& per_exit() { return per_exit_; }
     // vCPU 0's view after the knobs, once the guest reported ready.
     const std::optional<abi::GuestState>& guest_state() const { return state_; }
+    // The wall-time account, monotonic ns: when the guest first reported
+    // ready (0: never), and the summed durations of the discarded (warm-up,
+    // calibration, set aside) and the measured batches, host clock from the
+    // re-entry to the ucall that ends each.
+    int64_t ready_ns() const { return ready_ns_; }
+    int64_t warmup_ns() const { return warmup_ns_; }
+    int64_t measured_ns() const { return measured_ns_; }
 
 private:
     struct Snapshot {
@@ -88,6 +101,9 @@ private:
     uint32_t extra_warmup_ = 0;  // --warmup batches discarded so far
     uint64_t n_ = 0;
     uint64_t all_iterations_ = 0;
+    uint64_t reuse_ = 0;        // an earlier session's batch size; 0: calibrate from 64
+    bool reusing_ = false;      // sized from reuse_, no doubling since
+    int64_t ready_ns_ = 0, warmup_ns_ = 0, measured_ns_ = 0;
 
     Snapshot prev_;
     std::vector<double> samples_;

@@ -320,3 +320,76 @@ TEST(GuestCheck, FailureDetailNamesFileLineExpressionAndValues) {
               "guest check failed at guest/bodies/kut.cpp:26: " + std::string(sizeof mb.check.expr, 'x') +
                   ": user port returned a wrong value");
 }
+
+// A later session starts at the size an earlier one calibrated: its first
+// batch is still discarded, and when it takes the time goal there is no
+// doubling from 64.
+TEST(Session, AReusedBatchSizeMeetingTheGoalSkipsTheDoubling) {
+    FakeExecutor x;
+    Session s(x, adaptive(1, 2), kTscMhz);
+    s.reuse_batch(16384);
+    ucall(s, eb::abi::kReady);
+    EXPECT_EQ(x.mailbox(0).iterations, 16384u);
+    ASSERT_EQ(batch(s, x, 100), vmm::Action::Resume);  // 1.6e6 ticks: the goal; discarded
+    EXPECT_TRUE(s.samples().empty());
+    batch(s, x, 100);
+    EXPECT_EQ(batch(s, x, 100), vmm::Action::Stop);
+    EXPECT_EQ(s.samples(), (std::vector<double>{100, 100}));
+    EXPECT_EQ(s.iterations(), 16384u);
+    EXPECT_EQ(s.all_iterations(), 3 * 16384u) << "one discarded batch, then the measured ones";
+    EXPECT_TRUE(s.batch_reused());
+}
+
+// Faster then, slower now: the reused size falls short of the goal and the
+// doubling resumes from it, not from 64.
+TEST(Session, AReusedSizeShortOfTheGoalDoublesFromThere) {
+    FakeExecutor x;
+    Session s(x, adaptive(1, 1), kTscMhz);
+    s.reuse_batch(4096);
+    ucall(s, eb::abi::kReady);
+    std::vector<uint64_t> sizes{x.mailbox(0).iterations};
+    while (sizes.back() < 16384) {
+        ASSERT_EQ(batch(s, x, 100), vmm::Action::Resume);
+        sizes.push_back(uint64_t{x.mailbox(0).iterations});
+    }
+    EXPECT_EQ(sizes, (std::vector<uint64_t>{4096, 8192, 16384}));
+    batch(s, x, 100);
+    EXPECT_EQ(batch(s, x, 100), vmm::Action::Stop);
+    EXPECT_FALSE(s.batch_reused());
+}
+
+TEST(Session, FixedIterationsIgnoreAReusedSize) {
+    FakeExecutor x;
+    auto set = adaptive(1, 1);
+    set.iterations = 500;
+    Session s(x, set, kTscMhz);
+    s.reuse_batch(16384);
+    ucall(s, eb::abi::kReady);
+    EXPECT_EQ(x.mailbox(0).iterations, 500u);
+    EXPECT_FALSE(s.batch_reused());
+}
+
+// The account's batch times come from the host's clock at each batch's
+// edges: the discarded and the measured ones apart, never more than the
+// time since the guest was ready. The guest here spends at least 1 ms in each
+// batch (a lower bound only: nothing is timed against an upper one).
+TEST(Session, TheWallAccountSeparatesDiscardedFromMeasuredBatches) {
+    FakeExecutor x;
+    auto set = adaptive(1, 2);
+    set.iterations = 100;
+    Session s(x, set, kTscMhz);
+    ucall(s, eb::abi::kReady);
+    ASSERT_GT(s.ready_ns(), 0);
+    auto slow_batch = [&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        return batch(s, x, 5);
+    };
+    slow_batch();  // discarded
+    EXPECT_GE(s.warmup_ns(), 1'000'000);
+    EXPECT_EQ(s.measured_ns(), 0);
+    slow_batch();
+    EXPECT_EQ(slow_batch(), vmm::Action::Stop);
+    int64_t since_ready = eb::suite::monotonic_ns() - s.ready_ns();
+    EXPECT_GE(s.measured_ns(), 2'000'000);
+    EXPECT_LE(s.warmup_ns() + s.measured_ns(), since_ready) << "batch windows overlap";
+}
