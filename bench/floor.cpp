@@ -58,6 +58,8 @@ struct Bare {
         return kvm.get() >= 0 || fail("open /dev/kvm");
     }
     bool build(size_t slot_bytes, const uint8_t* code, size_t code_bytes);
+    // One KVM_RUN, to the next exit.
+    bool enter() { return ::ioctl(vcpu.get(), KVM_RUN, 0ul) >= 0 || fail("KVM_RUN"); }
 };
 
 bool Bare::build(size_t slot_bytes, const uint8_t* code, size_t code_bytes) {
@@ -128,17 +130,16 @@ std::optional<FloorStartup> floor_startup(std::string& why_not) {
     Bare b;
     FloorStartup s;
     auto t0 = Clock::now();
-    if (!b.open() || (s.open_ms = ms_since(t0), !b.build(abi::kRamBytes, kPioLoop, sizeof kPioLoop))) {
-        why_not = b.why;
-        return std::nullopt;
-    }
+    bool ok = b.open();
+    s.open_ms = ms_since(t0);
+    ok = ok && b.build(abi::kRamBytes, kPioLoop, sizeof kPioLoop);
     s.build_ms = ms_since(t0);
-    if (::ioctl(b.vcpu.get(), KVM_RUN, 0ul) < 0) {
-        b.fail("KVM_RUN");
+    ok = ok && b.enter();
+    s.first_exit_ms = ms_since(t0);
+    if (!ok) {
         why_not = b.why;
         return std::nullopt;
     }
-    s.first_exit_ms = ms_since(t0);
     if (!exit_is(b.run, FloorExit::Pio)) {
         why_not = "the real-mode guest's first exit is reason " + std::to_string(b.run->exit_reason) + ", not port I/O";
         return std::nullopt;
@@ -160,8 +161,7 @@ std::optional<FloorLoop> floor_exit_loop(FloorExit kind, size_t exits, std::stri
     uint64_t last_return = 0;
     for (size_t i = 0; i <= exits; ++i) {  // the first exit only starts the clock
         uint64_t enter = __rdtsc();
-        if (::ioctl(b.vcpu.get(), KVM_RUN, 0ul) < 0) {
-            b.fail("KVM_RUN");
+        if (!b.enter()) {
             why_not = b.why;
             return std::nullopt;
         }
@@ -171,7 +171,10 @@ std::optional<FloorLoop> floor_exit_loop(FloorExit kind, size_t exits, std::stri
             return std::nullopt;
         }
         if (kind == FloorExit::Mmio) std::memset(b.run->mmio.data, 0, sizeof b.run->mmio.data);
-        if (kind == FloorExit::Msr) b.run->msr.error = 0, b.run->msr.data = 0;
+        if (kind == FloorExit::Msr) {
+            b.run->msr.error = 0;
+            b.run->msr.data = 0;
+        }
         if (i > 0) {
             out.vmm_cycles.push_back(double(enter - last_return));
             out.round_trip_cycles.push_back(double(ret - last_return));
