@@ -289,7 +289,6 @@ void bench_all(std::string_view only, const char* other) {
         for (double pct : {3.0, 1.0}) ab_resolution(test, pct, 120);
 }
 
-
 } // namespace
 
 int main(int argc, char** argv) {
