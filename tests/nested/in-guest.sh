@@ -52,7 +52,7 @@ done_rc $rc
 
 # compare --host-profile: what moved between the x2APIC and the xAPIC IPI, per round.
 section compare_host_profile
-"$eb" recipe run ipi-fastpath --host-profile --no-baseline --rounds 8 --repeats 2 --iterations 400 --no-save
+"$eb" recipe run ipi-fastpath --host-profile=4000 --no-baseline --rounds 12 --repeats 2 --iterations 400 --no-save
 done_rc $?
 
 # Ctrl-C (and SIGTERM) during run --host-profile. The sampler lives per test
