@@ -87,7 +87,7 @@ void say(fmt::format_string<A...> f, A&&... args) {
 // YYYY-MM-DD, then optionally THH, :MM and :SS, and Z after a time.
 bool is_utc_date(std::string_view s) {
     constexpr std::string_view shape = "dddd-dd-ddTdd:dd:dd";
-    if (s.size() > 10 && s.back() == 'Z') s.remove_suffix(1);
+    if (s.size() > 13 && s.back() == 'Z') s.remove_suffix(1);  // Z only after a time
     if (s.size() != 10 && s.size() != 13 && s.size() != 16 && s.size() != 19) return false;
     for (size_t i = 0; i < s.size(); ++i) {
         bool ok = shape[i] == 'd' ? std::isdigit(static_cast<unsigned char>(s[i])) != 0 : s[i] == shape[i];

@@ -190,3 +190,14 @@ TEST_F(History, LiveCompareSavesEachConfigurationAsARun) {
     ASSERT_EQ(none.rc, 0) << none.err;
     EXPECT_EQ(none.err.find("saved as run"), std::string::npos) << none.err;
 }
+
+// --since takes a UTC date, then a time to the hour, minute or second, and Z
+// only after a time; anything else is a usage error. No KVM: an imported run.
+TEST_F(History, SinceTakesOnlyAUtcDate) {
+    auto db = temp_path("h.db");
+    ASSERT_EQ(run_cli({"import", "kut", kut_fixture("vmexit_cpuid.log"), "--db", db}).rc, 0);
+    for (const char* bad : {"yesterday", "2026-12-02Z", "2026-12-2", "2026-12-02T1", "2026-12-02T10:30:00:00"})
+        EXPECT_EQ(run_cli({"history", "list", "--since", bad, "--db", db}).rc, 2) << bad;
+    for (const char* good : {"2026-12-02", "2026-12-02T10", "2026-12-02T10:30Z", "2026-12-02T10:30:59"})
+        EXPECT_EQ(run_cli({"history", "list", "--since", good, "--db", db}).rc, 0) << good;
+}
