@@ -13,11 +13,8 @@
 # files with flags of their own, and any file marked SKIP_UNITY_BUILD_INCLUSION
 # (for example, one whose file-scope names clash with another's).
 set(EB_UNITY_BATCH_SIZE 8)
-# The tree the batches name their files from (the fuzzers' project, whose own
-# source dir is tests/fuzz, sets it to the project's root).
-if(NOT EB_UNITY_ROOT)
-  set(EB_UNITY_ROOT ${CMAKE_SOURCE_DIR})
-endif()
+# The tree the batches name their files from.
+set(EB_UNITY_ROOT ${CMAKE_SOURCE_DIR})
 cmake_path(NORMAL_PATH EB_UNITY_ROOT)
 
 # Every target defined in DIR and below, but the guest's.
@@ -65,9 +62,8 @@ function(eb_unity_target target)
   set(batches)
   set(content "")
   set(in_batch 0)
-  # A batch holds one directory's files, in the target's order: the fuzzers'
-  # list spans several libraries, and so gets the very batches each library
-  # compiles in (file-scope names that clash across layers never meet).
+  # A batch holds one directory's files, in the target's order, so file-scope
+  # names that clash across directories never meet.
   set(rels_left ${rels})
   foreach(rel IN LISTS rels)
     string(APPEND content "#include \"${rel}\"\n")

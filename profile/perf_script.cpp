@@ -12,7 +12,7 @@ namespace eb::profile {
 
 namespace {
 
-std::vector<std::string_view> words(std::string_view s) {
+std::vector<std::string_view> tokens(std::string_view s) {  // split at blanks and commas
     std::vector<std::string_view> w;
     for (size_t i = 0; i < s.size();) {
         while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == ',' || s[i] == '\r')) ++i;
@@ -144,7 +144,7 @@ struct Parser {
 
     void line(std::string_view l) {
         auto at = l.find(" kvm:");
-        auto w = words(l.substr(0, at == l.npos ? l.size() : at));
+        auto w = tokens(l.substr(0, at == l.npos ? l.size() : at));
         if (at == l.npos) {  // blank, or another subsystem's event: left out, counted
             if (w.empty()) return;
             for (size_t i = 0; i + 1 < w.size(); ++i)
@@ -168,7 +168,7 @@ struct Parser {
         e.cpu = uint16_t(*c);
         e.ts_ns = *ts;
         auto tp = rest.substr(0, colon);
-        if (fields(tp, words(rest.substr(colon + 1)), e)) out.trace.events.push_back(e);
+        if (fields(tp, tokens(rest.substr(colon + 1)), e)) out.trace.events.push_back(e);
         else ++out.skipped[std::string(tp)];
     }
 };

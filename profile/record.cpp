@@ -15,8 +15,17 @@
 #include <unistd.h>
 #include <utility>
 
+// libtracefs 1.6's header passes a literal 0 for an enum in an inline
+// function (tracefs_hist_start), which C++ rejects. This overload, declared
+// first, takes that int; it is the only call that could match it.
+struct tracefs_instance;
+struct tracefs_hist;
+static int tracefs_hist_command(tracefs_instance* instance, tracefs_hist* hist, int command);
 extern "C" {
 #include <tracefs/tracefs.h>
+}
+static int tracefs_hist_command(tracefs_instance* instance, tracefs_hist* hist, int command) {
+    return tracefs_hist_command(instance, hist, static_cast<enum tracefs_hist_command>(command));
 }
 
 namespace eb::profile {
