@@ -208,6 +208,24 @@ std::string typo_hint(const CLI::App& root, int argc, char** argv) {
     return "";
 }
 
+// An option given an empty value (a script's unset variable) would read as
+// not given, so as its default (the default store, for --db): refused. Only
+// --a/--b ("" is the defaults) and --note take an empty value.
+std::optional<std::string> empty_value(const CLI::App& root) {
+    for (const CLI::App* a = &root; a; a = a->get_subcommands().empty() ? nullptr : a->get_subcommands().front())
+        for (const CLI::Option* o : a->get_options()) {
+            if (o->get_positional() || o->get_expected_max() == 0 || o->count() == 0) continue;
+            std::string name = o->get_lnames().empty() ? o->get_name() : "--" + o->get_lnames().back();
+            if (name == "--a" || name == "--b" || name == "--note") continue;
+            const auto& given = o->results();
+            if (std::none_of(given.begin(), given.end(), [](const std::string& v) { return v.empty(); })) continue;
+            return fmt::format("{} '': an empty {}; give one, or leave {} out for {}", name,
+                               name == "--db" ? "path" : "value", name,
+                               name == "--db" ? "the default database" : "its default");
+        }
+    return std::nullopt;
+}
+
 // A usage error's exit status, or nullopt when a command is ready to run.
 std::optional<int> parse(Commands& c, int argc, char** argv) {
     c.run_args.argv.assign(argv, argv + argc);
@@ -227,13 +245,10 @@ std::optional<int> parse(Commands& c, int argc, char** argv) {
                    report::printable(extra.front()), report::printable(typo_hint(c.app, argc, argv)));
         return kUsage;
     }
-    // An empty --db (a script's unset variable) would otherwise mean the default store.
-    for (const CLI::App* a = &c.app; a; a = a->get_subcommands().empty() ? nullptr : a->get_subcommands().front())
-        if (const CLI::Option* db = a->get_option_no_throw("--db"); db && db->count() > 0 && db->as<std::string>().empty()) {
-            fmt::print(stderr, "exitbench: error: --db '': an empty path; name the history database, or leave --db out "
-                               "for the default one\n");
-            return kUsage;
-        }
+    if (auto bad = empty_value(c.app)) {
+        fmt::print(stderr, "exitbench: error: {}\n", report::printable(*bad));
+        return kUsage;
+    }
     if (c.app.get_subcommands().empty()) {  // none was parsed
         std::vector<std::string> names;
         for (const CLI::App* sub : c.app.get_subcommands([](const CLI::App* s) { return !s->get_name().empty(); }))

@@ -17,9 +17,7 @@ CLI::App* add_calibrate_command(CLI::App& app, CalibrateArgs& a) {
         "calibrate", "measure the variance each level adds (repeat, session, run; boots from the history) in K "
                      "separate runs, store it, and print the least-cost counts per level (Kalibera-Jones); compare "
                      "then tests one run a side against the stored run-to-run spread");
-    add_run_options(*cmd, a.common);
-    for (const char* name : {"--json", "--format", "--per-exit", "--profile", "--profile-out"})
-        cmd->remove_option(cmd->get_option(name));
+    add_run_options(*cmd, a.common, kCalibrate, false);
     cmd->get_option("tests")->description("tests to calibrate (default: the default suite)");
     cmd->get_option("--sessions")->description("sessions (fresh VMs) per calibration run (default 3, as run)");
     cmd->get_option("--repeats")->description("measured batches per session (default 4, as run)");
@@ -33,21 +31,17 @@ CLI::App* add_calibrate_command(CLI::App& app, CalibrateArgs& a) {
 
 namespace {
 
-// The run options a calibration run is given, as words for `run`.
-std::vector<std::string> run_words(const std::string& device, const RunArgs& c) {
+// The run options a calibration run is given, as words for `run`: every row
+// of the table calibrate takes, but --sessions and --repeats, which
+// lab::calibrate passes itself.
+std::vector<std::string> child_words(const std::string& device, const RunArgs& c) {
+    RunArgs rest = c;
+    rest.sessions.clear();
+    rest.repeats.clear();
     std::vector<std::string> w{"--device", device, "run"};
     w.insert(w.end(), c.tests.begin(), c.tests.end());
-    std::pair<const char*, const std::string*> valued[] = {
-        {"--iterations", &c.iterations}, {"--time-goal", &c.time_goal}, {"--warmup", &c.warmup},
-        {"--cpu", &c.cpu},               {"--smp", &c.smp},             {"--pin", &c.pin},
-        {"--watchdog", &c.watchdog},     {"--guest-efer", &c.guest_efer}, {"--cpuid", &c.cpuid}};
-    for (auto [name, v] : valued)
-        if (!v->empty()) w.push_back(fmt::format("{}={}", name, *v));
-    if (c.apic != "auto") w.push_back("--apic=" + c.apic);
-    for (const auto& m : c.guest_msrs) w.push_back("--guest-msr=" + m);
-    if (c.no_baseline) w.push_back("--no-baseline");
-    if (c.no_trace_verify) w.push_back("--no-trace-verify");
-    if (c.allow_invd) w.push_back("--allow-invd");
+    auto opts = run_words(rest, kCalibrate);
+    w.insert(w.end(), opts.begin(), opts.end());
     return w;
 }
 
@@ -118,7 +112,7 @@ int cmd_calibrate(const std::string& device, const CalibrateArgs& a, const std::
     req.db = db_path(a.db);
     require_saveable(a.db);
     lab::open_kvm(device);  // a host without KVM is one line, not K failed runs
-    req.run_words = run_words(device, args);
+    req.run_words = child_words(device, args);
     lab::CalibrateOutcome out;
     try {
         out = lab::calibrate(req, interrupt, [&](size_t k) {

@@ -53,7 +53,8 @@ std::vector<std::string> split_args(const std::string& s) {
 }
 
 void add_compare_options(CLI::App& cmd, CompareArgs& a) {
-    add_run_options(cmd, a.common);
+    // Every row, so that one a compare cannot honour is refused with its reason.
+    add_run_options(cmd, a.common, kRun | kLive | kCalibrate);
     cmd.get_option("tests")->description("tests to run live; or side A's saved result files");
     cmd.get_option("--repeats")->description("measured batches per configuration and round (default 3)");
     cmd.add_option("--vs", a.vs, "side B's saved result files: compare A1.json [A2.json ...] --vs B1.json [B2.json ...]");
@@ -80,19 +81,37 @@ lab::RunPlan plan_config(const std::string& label, const std::vector<std::string
     RunArgs args = common;
     if (args.repeats.empty()) args.repeats = "3";  // per round: the round is the unit, not the repeat
     CLI::App parser;
-    add_run_options(parser, args);
+    add_run_options(parser, args, kRun | kLive | kCalibrate, false);
     std::vector<std::string> rev(words.rbegin(), words.rend());
     try {
         parser.parse(rev);
     } catch (const CLI::ParseError& e) {
         throw UsageError("configuration " + label + ": " + e.what());
     }
-    if (!args.sessions.empty())
-        throw UsageError("configuration " + label + ": --sessions does not apply; each round is one session");
+    if (auto refused = given_outside(args, kLive); !refused.empty())
+        throw UsageError(fmt::format("configuration {}: {} does not apply to a live compare: {}", label,
+                                     refused[0]->name, refused[0]->not_live));
     args.tests = common.tests;
     auto plan = plan_run(args);
     plan.settings.sessions = 1;  // a round holds one session per configuration
     return plan;
+}
+
+// Saved results keep the settings they ran with: every run option, and the
+// options of a live compare's schedule, would be ignored.
+void reject_run_options(const CompareArgs& a) {
+    auto refused = given_outside(a.common, 0);
+    if (!refused.empty() && refused[0]->not_live)
+        throw UsageError(fmt::format("{} does not apply to compare: {}", refused[0]->name, refused[0]->not_live));
+    std::pair<bool, const char*> live_only[] = {
+        {!a.rounds.empty(), "--rounds"}, {!a.time_budget.empty(), "--time-budget"},
+        {!a.precision.empty(), "--precision"}, {!a.seed.empty(), "--seed"}};
+    const char* name = refused.empty() ? nullptr : refused[0]->name;
+    for (auto [set, n] : live_only)
+        if (!name && set) name = n;
+    if (name)
+        throw UsageError(fmt::format("{} applies when compare runs configurations itself; saved results keep "
+                                     "the settings they were run with", name));
 }
 
 namespace {
@@ -104,24 +123,6 @@ double parse_fraction(const std::string& opt, const std::string& v, double lo, d
     if (v.empty() || errno || !end || *end || !(x >= lo && x <= hi))
         throw UsageError(fmt::format("{} needs a number in [{:g}, {:g}], not '{}'", opt, lo, hi, v));
     return x;
-}
-
-// Saved results keep the settings they ran with; run options would be ignored.
-void reject_run_options(const CompareArgs& a) {
-    const auto& c = a.common;
-    std::pair<bool, const char*> given[] = {
-        {!c.iterations.empty(), "--iterations"}, {!c.repeats.empty(), "--repeats"}, {!c.time_goal.empty(), "--time-goal"},
-        {!c.watchdog.empty(), "--watchdog"},     {!c.smp.empty(), "--smp"},         {!c.pin.empty(), "--pin"},
-        {c.apic != "auto", "--apic"},            {!c.cpu.empty(), "--cpu"},         {!c.guest_efer.empty(), "--guest-efer"},
-        {!c.cpuid.empty(), "--cpuid"},           {!c.guest_msrs.empty(), "--guest-msr"}, {c.no_baseline, "--no-baseline"},
-        {c.allow_invd, "--allow-invd"},          {c.per_exit, "--per-exit"},       {c.profile, "--profile"},
-        {!c.profile_out.empty(), "--profile-out"}, {!c.sessions.empty(), "--sessions"}, {!a.rounds.empty(), "--rounds"},
-        {!a.time_budget.empty(), "--time-budget"}, {!a.seed.empty(), "--seed"},
-    };
-    for (auto [set, name] : given)
-        if (set)
-            throw UsageError(fmt::format("{} applies when compare runs configurations itself; saved results keep "
-                                         "the settings they were run with", name));
 }
 
 std::string side_label(const std::vector<std::string>& files, const char* name) {

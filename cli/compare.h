@@ -17,12 +17,16 @@ struct CompareArgs {
     std::vector<std::string> configs;  // --config LABEL=OPTIONS
     std::vector<std::pair<std::string, std::vector<std::string>>> preset;  // (label, run options) from a recipe
     std::string db, against;           // history: --db, --against last
-    std::string rounds, time_budget, precision = "1", fail_if_slower, alpha = "0.05", seed;
+    std::string rounds, time_budget, precision, fail_if_slower, alpha = "0.05", seed;
     std::string host_profile;          // --host-profile[=HZ] (cli/compare_host_profile.h)
 };
 
 void add_compare_options(CLI::App& cmd, CompareArgs& a);
 int cmd_compare(const std::string& device, const CompareArgs& a, const std::atomic<bool>& interrupt);
+
+// A saved compare cannot honour run options or a live schedule: the first one
+// given is refused (UsageError), since saved results keep their settings.
+void reject_run_options(const CompareArgs& a);
 
 // Splits an option string as a shell would for plain words and quotes.
 std::vector<std::string> split_args(const std::string& s);

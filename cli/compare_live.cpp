@@ -47,13 +47,10 @@ lab::LiveSchedule schedule(const CompareArgs& a) {
     s.rounds = a.rounds.empty() ? (a.time_budget.empty() ? lab::kDefaultRounds : 1000)
                                 : parse_positive("--rounds", a.rounds);
     s.budget_s = a.time_budget.empty() ? 0 : parse_duration("--time-budget", a.time_budget);
-    double pct = 0;
-    try {
-        pct = std::stod(a.precision);
-    } catch (const std::exception&) {
-        pct = -1;
-    }
-    if (!(pct >= 0.001 && pct <= 100)) throw UsageError("--precision needs a percentage in [0.001, 100], not '" + a.precision + "'");
+    // Strict: "5x" is not 5. Without --time-budget the precision has nothing to steer.
+    if (!a.precision.empty() && a.time_budget.empty())
+        throw UsageError("--precision steers --time-budget's stop rule; give --time-budget too");
+    double pct = a.precision.empty() ? 1 : parse_number("--precision", a.precision, 0.001, 100);
     s.precision = pct / 100;
     s.seed = a.seed.empty() ? std::random_device{}() : parse_positive("--seed", a.seed);
     return s;

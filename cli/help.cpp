@@ -3,26 +3,26 @@
 #include <CLI/CLI.hpp>
 #include <map>
 
+#include "cli/run_options.h"
+
 namespace eb::cli {
 
 namespace {
 
-// One table for every option's placeholder, keyed by its longest name, so a
-// new option on any command gets the same word as its namesakes.
+// One table for every option's placeholder but the run options' (their own
+// table, cli/run_options.h), keyed by its longest name, so a new option on
+// any command gets the same word as its namesakes.
 const std::map<std::string, std::string, std::less<>>& placeholders() {
     static const std::map<std::string, std::string, std::less<>> m = {
-        {"a", "OPTIONS"}, {"b", "OPTIONS"}, {"against", "last"}, {"alpha", "P"}, {"apic", "MODE"},
-        {"buffer-kb", "KiB"}, {"config", "LABEL=OPTIONS"}, {"cpu", "CPU"}, {"cpuid", "EDITS"},
-        {"db", "FILE"}, {"delay", "DURATION"}, {"device", "PATH"}, {"duration", "DURATION"},
-        {"event", "EVENT"}, {"fail-if-slower", "PCT"}, {"format", "FORMAT"}, {"guest-efer", "BITS"},
-        {"guest-msr", "MSR=VALUE"}, {"host", "HOST"}, {"id", "ID"}, {"input", "FILE"},
-        {"iterations", "N"}, {"json", "FILE"}, {"key", "KEY"}, {"label", "LABEL"}, {"name", "RECIPE"},
-        {"note", "NOTE"}, {"output", "FILE"}, {"pid", "PID"}, {"pin", "CPU-LIST"}, {"precision", "PCT"}, {"runs", "K"}, {"target", "PCT"},
-        {"profile-out", "FILE"}, {"repeats", "N"}, {"rounds", "N"}, {"seed", "N"}, {"sessions", "N"},
-        {"since", "DATE"}, {"smp", "N"}, {"sort", "KEY"}, {"test", "TEST"}, {"tests", "TEST"},
-        {"than", "MICROSECONDS"}, {"time-budget", "DURATION"}, {"time-goal", "DURATION"},
-        {"traces", "FILE"}, {"vcpu", "N"}, {"vs", "FILE"}, {"warmup", "N"}, {"watchdog", "DURATION"},
-        {"files", "FILE"}, {"inputs", "FILE|REF"}, {"perf-data", "FILE"}, {"refs", "REF"}, {"shell", "SHELL"}, {"command", "COMMAND"},
+        {"a", "OPTIONS"}, {"against", "last"}, {"alpha", "P"}, {"b", "OPTIONS"}, {"buffer-kb", "KiB"},
+        {"command", "COMMAND"}, {"config", "LABEL=OPTIONS"}, {"db", "FILE"}, {"delay", "DURATION"},
+        {"device", "PATH"}, {"duration", "DURATION"}, {"event", "EVENT"}, {"fail-if-slower", "PCT"},
+        {"files", "FILE"}, {"format", "FORMAT"}, {"host", "HOST"}, {"id", "ID"}, {"input", "FILE"},
+        {"inputs", "FILE|REF"}, {"json", "FILE"}, {"key", "KEY"}, {"label", "LABEL"}, {"name", "RECIPE"},
+        {"note", "NOTE"}, {"output", "FILE"}, {"perf-data", "FILE"}, {"pid", "PID"}, {"precision", "PCT"},
+        {"refs", "REF"}, {"rounds", "N"}, {"runs", "K"}, {"seed", "N"}, {"shell", "SHELL"}, {"since", "DATE"},
+        {"sort", "KEY"}, {"target", "PCT"}, {"test", "TEST"}, {"tests", "TEST"}, {"than", "MICROSECONDS"},
+        {"time-budget", "DURATION"}, {"traces", "FILE"}, {"vcpu", "N"}, {"vs", "FILE"},
     };
     return m;
 }
@@ -128,6 +128,7 @@ std::string path_of(const CLI::App& app) {
 
 std::string placeholder(const std::string& option_name) {
     if (option_name.rfind("export-", 0) == 0) return "FILE";
+    if (const auto* o = find_run_option(option_name)) return o->placeholder;
     auto it = placeholders().find(option_name);
     return it == placeholders().end() ? "" : it->second;
 }

@@ -6,6 +6,7 @@
 
 #include "cli/app.h"
 #include "cli/compare.h"
+#include "cli/emit.h"
 #include "cli/errors.h"
 #include "cli/suggest.h"
 
@@ -49,6 +50,8 @@ int cmd_recipe_run(const std::string& device, const std::string& name, const Com
     CompareArgs c = opts;
     c.common.tests = r->tests;
     for (const auto& cfg : r->configs) c.preset.emplace_back(cfg.label, cfg.args);
+    // Its outputs are checked before its header prints: a bad --format is one line.
+    plan_outputs(opts.common.format, opts.common.exports, opts.common.json, report::Subject::Compare);
     // Above a report for people; on stderr where stdout is for a parser (JSON, KTAP, JUnit, ...).
     const auto& f = opts.common.format;
     FILE* out = f == "table" || f == "text" || f == "markdown" ? stdout : stderr;

@@ -65,45 +65,24 @@ void check_cpu(const char* opt, int cpu) {
 
 } // namespace
 
-void add_run_options(CLI::App& run, RunArgs& ra) {
+void add_run_options(CLI::App& run, RunArgs& ra, unsigned scopes, bool outputs) {
     run.add_option("tests", ra.tests, "test names (see 'list')");
-    run.add_option("-n,--iterations", ra.iterations, "fixed iterations per batch (default: adaptive)");
-    run.add_option("-r,--repeats", ra.repeats, fmt::format("measured batches per test and session (default {})",
-                                                           kDefaultRepeats));
-    run.add_option("--sessions", ra.sessions,
-                   fmt::format("run every test in N fresh VMs, shuffled across tests; with N >= 2 the interval "
-                               "describes run-to-run reproducibility (default {})", kDefaultSessions));
-    run.add_option("--time-goal", ra.time_goal, "adaptive batch duration, e.g. 20ms (default)");
-    run.add_option("--warmup", ra.warmup, "N more discarded batches of the final size (default 0): warm-up is "
-                                          "already automatic, batches double until one takes --time-goal and "
-                                          "that one is discarded too");
-    run.add_option("--cpu", ra.cpu, "pin vCPU 0's thread to this host CPU");
-    run.add_option("--smp", ra.smp, "vCPUs per VM (default 1; tests that need more get their minimum)");
-    run.add_option("--pin", ra.pin, "host CPU per vCPU, e.g. 0,1 or 2-5, or 'auto'");
-    run.add_option("--apic", ra.apic, "APIC mode: auto (x2APIC when offered, as KUT), xapic, x2apic");
-    run.add_option("--json", ra.json, "write the full result as JSON to FILE (the old name of --export-json)");
-    add_format_option(run, ra.format, report::Subject::Run,
-                      ". kut prints \"name cycles\" lines as vmexit.flat does, but the figure is the median over "
-                      "the repeats (the geometric mean of the session medians with --sessions > 1), where "
-                      "vmexit.flat prints its last measurement" + std::string(kKtapFormatHelp));
-    run.add_option("--watchdog", ra.watchdog, "declare a guest hung after this long without progress (default 3s)");
-    run.add_flag("--no-baseline", ra.no_baseline, "do not add the baseline test");
-    run.add_flag("--retry-hung", ra.retry_hung, "rerun in later sessions a test that hung (by default a hang is "
-                                                "learnt once: the test is not rerun, and its result names the "
-                                                "session it hung in)");
-    run.add_flag("--no-trace-verify", ra.no_trace_verify,
-                 "leave exits the stats fd cannot count unverified, instead of counting kvm_msr/kvm_pio/kvm_mmio "
-                 "over a separate batch per test");
-    run.add_option("--guest-msr", ra.guest_msrs, "MSR=VALUE the guest writes first (repeatable), e.g. spec_ctrl=0x401");
-    run.add_option("--guest-efer", ra.guest_efer, "guest EFER bits, e.g. nx=off or nx=on,sce=off");
-    run.add_option("--cpuid", ra.cpuid, "CPUID edits for the guest: --cpuid=-x2apic,+rtm or --cpuid x2apic=off");
-    run.add_flag("--allow-invd", ra.allow_invd, "let the invd test run (unsafe on bare-metal-like setups)");
-    run.add_flag("--per-exit", ra.per_exit, "time every iteration on its own: percentiles and a histogram "
-                                          "(at most 16 Mi samples per test)");
-    run.add_flag("--profile", ra.profile, "record kvm tracepoints meanwhile: host-side handling time per test");
-    run.add_option("--profile-out", ra.profile_out, "with --profile: keep the trace in FILE for 'profile report' "
-                                                    "(then every kvm event is recorded, kvm_emulate_insn too, which "
-                                                    "slows software backends)");
+    for (const auto& o : run_options_table()) {
+        if (!(o.scopes & scopes)) continue;
+        std::visit(
+            [&](auto field) {
+                if constexpr (std::is_same_v<decltype(field), bool RunArgs::*>) run.add_flag(o.flags, ra.*field, o.help);
+                else run.add_option(o.flags, ra.*field, o.help);
+            },
+            o.field);
+    }
+    if (outputs) {
+        run.add_option("--json", ra.json, "write the full result as JSON to FILE (the old name of --export-json)");
+        add_format_option(run, ra.format, report::Subject::Run,
+                          ". kut prints \"name cycles\" lines as vmexit.flat does, but the figure is the median over "
+                          "the repeats (the geometric mean of the session medians with --sessions > 1), where "
+                          "vmexit.flat prints its last measurement" + std::string(kKtapFormatHelp));
+    }
     run.allow_extras(false);
 }
 

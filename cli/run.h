@@ -7,6 +7,7 @@
 
 #include "cli/export.h"
 #include "cli/host_profile.h"
+#include "cli/run_options.h"
 #include "lab/run.h"
 
 namespace eb::cli {
@@ -37,7 +38,9 @@ struct RunArgs {
 inline constexpr uint32_t kDefaultSessions = 3;
 inline constexpr uint32_t kDefaultRepeats = 4;
 
-void add_run_options(CLI::App& cmd, RunArgs& a);
+// The rows of cli/run_options.h whose scope meets `scopes`, the test names,
+// and with `outputs` --json and --format.
+void add_run_options(CLI::App& cmd, RunArgs& a, unsigned scopes = kRun, bool outputs = true);
 
 // Validated settings and test selection; throws UsageError or InputError.
 lab::RunPlan plan_run(const RunArgs& a);

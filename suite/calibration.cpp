@@ -42,6 +42,8 @@ std::string run_options(const RunSettings& s) {
     if (!efer.empty()) w.push_back(fmt::format("--guest-efer {}", fmt::join(efer, ",")));
     if (!s.cpuid_edits.empty()) w.push_back("--cpuid=" + s.cpuid_edits);
     if (!s.baseline) w.push_back("--no-baseline");
+    if (s.per_exit) w.push_back("--per-exit");
+    if (s.profile) w.push_back("--profile");
     return fmt::format("{}", fmt::join(w, " "));
 }
 
