@@ -319,8 +319,8 @@ int guarded(F&& command) {
     } catch (const InputError& e) {
         fmt::print(stderr, "exitbench: error: {}\n", report::printable(e.what()));
         return kUsage;
-    } catch (const std::logic_error& e) {  // a broken precondition: no input should get here
-        fmt::print(stderr, "exitbench: internal error: {}\n", report::printable(e.what()));
+    } catch (const HostError& e) {
+        fmt::print(stderr, "exitbench: error: {}\n", report::printable(e.what()));
         return kHost;
     } catch (const std::system_error& e) {
         if (!std::ferror(stdout)) {
@@ -331,13 +331,18 @@ int guarded(F&& command) {
         if (e.code().value() == EPIPE) return kOk;
         fmt::print(stderr, "exitbench: error: cannot write to stdout: {}\n", e.code().message());
         return kHost;
-    } catch (const std::exception& e) {  // HostError and whatever the host throws
-        fmt::print(stderr, "exitbench: error: {}\n", report::printable(e.what()));
+    } catch (const std::bad_alloc&) {
+        fmt::print(stderr, "exitbench: error: out of memory\n");
         return kHost;
+    } catch (const std::exception& e) {  // a bug: input and host errors are typed where they arise
+        fmt::print(stderr, "exitbench: internal error: {}\n", report::printable(e.what()));
+        return kInternal;
     }
 }
 
 } // namespace
+
+int run_guarded(const std::function<int()>& command) { return guarded(command); }
 
 int main(int argc, char** argv) {
     // Write errors come back as errors (EPIPE, EFBIG) instead of killing the

@@ -21,11 +21,7 @@ void add_compare_host_profile_option(CLI::App& cmd, std::string& hz) {
 
 std::unique_ptr<lab::CompareHostProfiler> start_compare_host_profiler(const std::string& hz) {
     auto plan = plan_host_profile({hz, ""});
-    try {
-        return std::make_unique<lab::CompareHostProfiler>(plan->hz);
-    } catch (const profile::SamplerError& e) {
-        throw HostError(e.what());
-    }
+    return std::make_unique<lab::CompareHostProfiler>(plan->hz);  // SamplerError is a HostError
 }
 
 std::string compare_host_tables(const lab::CompareHostProfiler& host, const std::vector<std::string>& labels,

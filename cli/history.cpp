@@ -72,8 +72,10 @@ history::RunRow require_run(Store& st, int64_t id) {
 suite::RunReport parse_saved(const std::string& text, int64_t id) {
     try {
         return result::from_json(nlohmann::json::parse(text));
-    } catch (const std::exception& e) {
-        throw UsageError(fmt::format("run {}: the saved result does not read back: {}", id, e.what()));
+    } catch (const InputError& e) {
+        throw InputError(fmt::format("run {}: the saved result does not read back: {}", id, e.what()));
+    } catch (const nlohmann::json::exception& e) {
+        throw InputError(fmt::format("run {}: the saved result does not read back: {}", id, e.what()));
     }
 }
 
@@ -291,17 +293,13 @@ suite::RunReport load_result(const std::string& path, const std::string& db) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))  // it opens, and its first read throws libstdc++'s text
         throw UsageError(fmt::format("{}: a directory, not a result file", path));
-    std::istringstream f;
-    try {  // a FIFO would be waited on for ever, a device read without end
-        f.str(sys::read_regular(path));
-    } catch (const std::runtime_error& e) {
-        throw UsageError(e.what());
-    }
+    // Only a regular file: a FIFO would be waited on for ever, a device read without end.
+    std::istringstream f(sys::read_regular(path));
     try {
         return result::from_json(result::parse_document(f, path));
-    } catch (const std::exception& e) {
+    } catch (const InputError& e) {
         std::string why = e.what();
-        throw UsageError(why.rfind(path, 0) == 0 ? why : path + ": " + why);
+        throw InputError(why.rfind(path, 0) == 0 ? why : path + ": " + why);
     }
 }
 

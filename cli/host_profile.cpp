@@ -43,11 +43,7 @@ std::optional<HostProfilePlan> plan_host_profile(const HostProfileArgs& a) {
 }
 
 std::unique_ptr<lab::HostProfiler> start_host_profiler(const HostProfilePlan& p) {
-    try {
-        return std::make_unique<lab::HostProfiler>(p.hz);
-    } catch (const profile::SamplerError& e) {
-        throw HostError(e.what());
-    }
+    return std::make_unique<lab::HostProfiler>(p.hz);  // SamplerError is a HostError
 }
 
 std::string finish_host_profile(const lab::HostProfiler& prof, const HostProfilePlan& p,

@@ -81,13 +81,9 @@ ProfileCommands add_profile_commands(CLI::App& app, ProfileArgs& a) {
 
 namespace {
 
-profile::TraceFile load(const std::string& path) {
-    try {
-        return profile::read_trace(path);
-    } catch (const std::exception& e) {
-        throw UsageError(e.what());  // the reader's message names the file already
-    }
-}
+// The reader's errors are typed (a bad file is InputError, a failing read
+// HostError) and name the file already.
+profile::TraceFile load(const std::string& path) { return profile::read_trace(path); }
 
 // KVM's largest vCPU id on x86 (KVM_MAX_VCPU_IDS - 1 with the default 4096).
 constexpr uint64_t kMaxVcpuId = 4095;
@@ -169,24 +165,14 @@ int cmd_record(const ProfileArgs& a, const std::atomic<bool>& interrupt) {
             fmt::print("tracepoints this kernel lacks: {}\n", fmt::join(rec.result.missing, ", "));
         return kOk;
     }
-    profile::RecordResult r;
-    try {
-        r = profile::record(o, interrupt);
-    } catch (const std::exception& e) {
-        throw HostError(e.what());
-    }
+    auto r = profile::record(o, interrupt);  // InputError for a bad -p, HostError for tracefs
     fmt::print("recorded {} events into {}; lost {}\n", r.events, a.out, r.lost);
     if (!r.missing.empty()) fmt::print("tracepoints this kernel lacks: {}\n", fmt::join(r.missing, ", "));
     return kOk;
 }
 
 int cmd_cleanup() {
-    profile::Sweep s;
-    try {
-        s = profile::sweep_stale_instances();
-    } catch (const std::exception& e) {
-        throw HostError(e.what());
-    }
+    auto s = profile::sweep_stale_instances();
     for (const auto& n : s.removed) fmt::print("removed the ftrace instance {}: its process no longer runs\n", n);
     if (s.removed.empty() && s.failed.empty()) fmt::print("no stale exitbench ftrace instances\n");
     if (s.failed.empty()) return kOk;

@@ -91,13 +91,8 @@ int cmd_profile_live(const ProfileArgs& a, const profile::Options& opt, const st
         window.push_back(e);
         if (than_us >= 0) slow.add(e);
     };
-    std::unique_ptr<profile::Recorder> rec;
-    try {
-        rec = std::make_unique<profile::Recorder>(o);
-        rec->start();
-    } catch (const std::exception& e) {
-        throw HostError(e.what());
-    }
+    auto rec = std::make_unique<profile::Recorder>(o);  // its errors are typed (profile/record.cpp)
+    rec->start();
     bool tty = isatty(STDOUT_FILENO) && !a.once && !a.csv && than_us < 0;
     if (a.csv) fmt::print("time_s,event,count,rate_per_s,mean_us,p99_us,max_us\n");
     auto t0 = std::chrono::steady_clock::now();

@@ -20,9 +20,9 @@ Recipe parse_recipe(const std::string& text, const std::string& file) {
         r.tests = j.at("tests").get<std::vector<std::string>>();
         for (const auto& c : j.at("configs"))
             r.configs.push_back({c.at("label").get<std::string>(), c.at("args").get<std::vector<std::string>>()});
-        if (r.tests.empty() || r.configs.size() < 2) throw std::runtime_error("needs tests and two configs");
+        if (r.tests.empty() || r.configs.size() < 2) throw InputError("recipe " + file + ": needs tests and two configs");
         return r;
-    } catch (const std::exception& e) {
+    } catch (const nlohmann::json::exception& e) {  // a missing key or a wrong type
         throw InputError("recipe " + file + ": " + e.what());
     }
 }

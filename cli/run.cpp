@@ -172,7 +172,7 @@ lab::RunPlan plan_run(const RunArgs& a) {
 void require_writable(const std::string& path) {
     try {
         sys::check_writable(path);
-    } catch (const std::exception& e) {
+    } catch (const HostError& e) {  // a path the user named that cannot be written: their argument
         throw UsageError(e.what());
     }
 }

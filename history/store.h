@@ -9,14 +9,15 @@
 
 #include "suite/calibration.h"
 #include "suite/result.h"
+#include "sys/error.h"
 
 struct sqlite3;
 
 namespace eb::history {
 
 // A store that cannot be opened, read or written; the message is one line.
-struct StoreError : std::runtime_error {
-    using std::runtime_error::runtime_error;
+struct StoreError : HostError {
+    using HostError::HostError;
 };
 
 // The newest schema this build writes; older stores are migrated on open.

@@ -7,7 +7,7 @@
 namespace eb::kvm {
 
 Error::Error(std::string what, int err)
-    : std::runtime_error(what + ": " + std::strerror(err)), err_(err) {}
+    : HostError(what + ": " + std::strerror(err)), err_(err) {}
 
 int checked_ioctl(int fd, Ioctl io, unsigned long arg) {
     int r;

@@ -4,9 +4,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "sys/error.h"
+
 namespace eb::kvm {
 
-class Error : public std::runtime_error {
+class Error : public HostError {
 public:
     Error(std::string what, int err);
     int err() const { return err_; }

@@ -14,25 +14,25 @@ namespace eb::kvm {
 
 StatsLayout parse_stats_layout(std::span<const uint8_t> bytes) {
     kvm_stats_header h{};
-    if (bytes.size() < sizeof h) throw std::runtime_error("stats fd: truncated header");
+    if (bytes.size() < sizeof h) throw HostError("stats fd: truncated header");
     std::memcpy(&h, bytes.data(), sizeof h);
     StatsLayout out;
     size_t id_len = h.name_size;
     if (h.id_offset + id_len > bytes.size() || h.name_size == 0 || h.name_size > 4096)
-        throw std::runtime_error("stats fd: bad id or name size");
+        throw HostError("stats fd: bad id or name size");
     const char* id = reinterpret_cast<const char*>(bytes.data() + h.id_offset);
     out.id.assign(id, strnlen(id, id_len));
 
     size_t desc_size = sizeof(uapi::StatsDesc) + h.name_size;
     if (h.desc_offset + uint64_t(h.num_desc) * desc_size > bytes.size())
-        throw std::runtime_error("stats fd: descriptors past the end");
+        throw HostError("stats fd: descriptors past the end");
     uint32_t end = 0;
     for (uint32_t i = 0; i < h.num_desc; ++i) {
         uapi::StatsDesc d{};
         const uint8_t* p = bytes.data() + h.desc_offset + i * desc_size;
         std::memcpy(&d, p, sizeof d);
         const char* name = reinterpret_cast<const char*>(p + sizeof d);
-        if (d.offset % 8) throw std::runtime_error("stats fd: misaligned offset");
+        if (d.offset % 8) throw HostError("stats fd: misaligned offset");
         out.descs.push_back({std::string(name, strnlen(name, h.name_size)), d.flags, d.offset,
                              d.size});
         end = std::max<uint32_t>(end, d.offset + d.size * 8);
@@ -49,7 +49,7 @@ StatsFd::StatsFd(Fd fd) : fd_(std::move(fd)) {
     size_t head = std::max<uint64_t>(h.desc_offset + uint64_t(h.num_desc) *
                                          (sizeof(uapi::StatsDesc) + h.name_size),
                                      h.id_offset + h.name_size);
-    if (head > (64u << 20)) throw std::runtime_error("stats fd: implausible header");
+    if (head > (64u << 20)) throw HostError("stats fd: implausible header");
     std::vector<uint8_t> buf(head);
     if (::pread(fd_.get(), buf.data(), head, 0) != static_cast<ssize_t>(head))
         throw Error("read stats descriptors", errno ? errno : EIO);

@@ -29,16 +29,16 @@ System System::open(const std::string& path) {
     if (fd < 0) {
         int e = errno;
         if (e == ENOENT)
-            throw std::runtime_error(path + " does not exist: KVM is not available on this host");
+            throw HostError(path + " does not exist: KVM is not available on this host");
         if (e == EACCES || e == EPERM)
-            throw std::runtime_error("no permission to open " + path +
+            throw HostError("no permission to open " + path +
                                      " (run as root or join the kvm group)");
         throw Error("open " + path, e);
     }
     Fd owned(fd);
     int version = ::ioctl(fd, KVM_GET_API_VERSION, 0);
     if (version != KVM_API_VERSION)
-        throw std::runtime_error(path + " is not a KVM device with API version " +
+        throw HostError(path + " is not a KVM device with API version " +
                                  std::to_string(KVM_API_VERSION));
     return System(std::move(owned), path);
 }

@@ -38,7 +38,7 @@ struct TempDir {
         if (ec) base = "/tmp";
         std::string tmpl = (base / "exitbench-calibrate-XXXXXX").string();
         if (!::mkdtemp(tmpl.data()))
-            throw std::runtime_error(fmt::format("cannot make a directory in {}: {}", base.string(), std::strerror(errno)));
+            throw HostError(fmt::format("cannot make a directory in {}: {}", base.string(), std::strerror(errno)));
         path = tmpl;
     }
     ~TempDir() {
@@ -61,17 +61,17 @@ std::pair<int, double> run_child(const std::string& exe, const std::vector<std::
     auto t0 = std::chrono::steady_clock::now();
     int rc = posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) throw std::runtime_error(fmt::format("cannot start {}: {}", exe, std::strerror(rc)));
+    if (rc != 0) throw HostError(fmt::format("cannot start {}: {}", exe, std::strerror(rc)));
     int status = 0;
     while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) throw std::runtime_error(fmt::format("waiting for a calibration run: {}", std::strerror(errno)));
+        if (errno != EINTR) throw HostError(fmt::format("waiting for a calibration run: {}", std::strerror(errno)));
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), wall};
 }
 
 suite::RunReport read_run(const fs::path& p) {
     std::ifstream f(p);
-    if (!f) throw std::runtime_error(fmt::format("a calibration run wrote no result ({})", p.string()));
+    if (!f) throw HostError(fmt::format("a calibration run wrote no result ({})", p.string()));
     return result::from_json(result::parse_document(f, p.string()));
 }
 
@@ -93,7 +93,7 @@ std::vector<suite::RunReport> run_all(const CalibrateRequest& req, const std::at
             throw Interrupted(fmt::format("interrupted in calibration run {} of {}: no calibration stored", k, req.runs));
         // 1: a test failed; its result says which, and that test is left out.
         if (rc != 0 && rc != 1)
-            throw std::runtime_error(fmt::format("calibration run {} of {} ended with exit status {}; no calibration "
+            throw HostError(fmt::format("calibration run {} of {} ended with exit status {}; no calibration "
                                                  "stored", k, req.runs, rc));
         runs.push_back(read_run(json));
         walls.push_back(wall);
@@ -151,7 +151,7 @@ CalibrateOutcome calibrate(const CalibrateRequest& req, const std::atomic<bool>&
         if (!kept.count(t.name))
             out.left_out.push_back(fmt::format("{}: {}{}", t.name, suite::status_name(t.status),
                                                t.detail.empty() ? "" : ": " + t.detail));
-    if (out.calibration.tests.empty()) throw std::runtime_error("no test gave two usable runs; no calibration stored");
+    if (out.calibration.tests.empty()) throw HostError("no test gave two usable runs; no calibration stored");
     {
         history::Store store(req.db, history::Store::Mode::ReadWrite);
         out.calibration.id = store.save_calibration(out.calibration);

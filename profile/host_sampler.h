@@ -14,14 +14,15 @@
 #include <vector>
 
 #include "profile/perf_ring.h"
+#include "sys/error.h"
 #include "sys/fd.h"
 
 namespace eb::profile {
 
 // perf_event_open or its ring refused; what() is one line naming the cause
 // (perf_event_paranoid and its value, a missing event, the mlock limit).
-struct SamplerError : std::runtime_error {
-    using std::runtime_error::runtime_error;
+struct SamplerError : HostError {
+    using HostError::HostError;
 };
 
 // The one-line reason for perf_event_open's errno `err`.

@@ -28,6 +28,8 @@ static int tracefs_hist_command(tracefs_instance* instance, tracefs_hist* hist, 
     return tracefs_hist_command(instance, hist, static_cast<enum tracefs_hist_command>(command));
 }
 
+#include "sys/error.h"
+
 namespace eb::profile {
 
 namespace fs = std::filesystem;
@@ -41,13 +43,13 @@ const std::vector<std::string>& recorded_tracepoints() {
 void check_pid_is_kvm(int pid) {
     fs::path fd = fmt::format("/proc/{}/fd", pid);
     std::error_code ec;
-    if (!fs::exists(fmt::format("/proc/{}", pid), ec)) throw std::runtime_error(fmt::format("no process {}", pid));
+    if (!fs::exists(fmt::format("/proc/{}", pid), ec)) throw InputError(fmt::format("no process {}", pid));
     for (const auto& e : fs::directory_iterator(fd, ec)) {
         auto target = fs::read_symlink(e.path(), ec);
         if (!ec && target.string().find("kvm-vm") != std::string::npos) return;
     }
-    if (ec) throw std::runtime_error(fmt::format("cannot inspect process {}: {}", pid, ec.message()));
-    throw std::runtime_error(fmt::format("process {} has no KVM VM open", pid));
+    if (ec) throw HostError(fmt::format("cannot inspect process {}: {}", pid, ec.message()));
+    throw InputError(fmt::format("process {} has no KVM VM open", pid));
 }
 
 namespace {
@@ -192,7 +194,7 @@ struct Recorder::Impl {
     void drain() {
         int r = tracefs_iterate_raw_events(tep, inst, nullptr, 0, on_event, this);
         if (failure) std::rethrow_exception(std::exchange(failure, nullptr));
-        if (r < 0) throw std::runtime_error("reading the trace buffer failed");
+        if (r < 0) throw HostError("reading the trace buffer failed");
     }
 
     uint64_t overruns() {
@@ -209,7 +211,7 @@ struct Recorder::Impl {
 };
 
 Sweep sweep_stale_instances() {
-    if (!tracefs_tracing_dir()) throw std::runtime_error("tracefs is not mounted and could not be mounted (need root)");
+    if (!tracefs_tracing_dir()) throw HostError("tracefs is not mounted and could not be mounted (need root)");
     std::vector<std::string> names;
     auto collect = [](const char* name, void* ctx) {
         static_cast<std::vector<std::string>*>(ctx)->push_back(name);
@@ -238,18 +240,18 @@ Recorder::Recorder(RecordOptions opt) : impl_(std::make_unique<Impl>()) {
     impl_->opt = std::move(opt);
     auto& im = *impl_;
     const char* dir = tracefs_tracing_dir();
-    if (!dir) throw std::runtime_error("tracefs is not mounted and could not be mounted (need root)");
+    if (!dir) throw HostError("tracefs is not mounted and could not be mounted (need root)");
     if (access(dir, W_OK) != 0)
-        throw std::runtime_error(fmt::format("no permission to use {} (run as root, or with CAP_PERFMON and "
+        throw HostError(fmt::format("no permission to use {} (run as root, or with CAP_PERFMON and "
                                              "access to tracefs)", dir));
     if (im.opt.require_kvm)
         for (int pid : im.opt.pids) check_pid_is_kvm(pid);
     const char* systems[] = {"kvm", nullptr};
     im.tep = tracefs_local_events_system(nullptr, systems);
-    if (!im.tep) throw std::runtime_error("cannot read the kvm tracepoint formats (is the kvm module loaded?)");
+    if (!im.tep) throw HostError("cannot read the kvm tracepoint formats (is the kvm module loaded?)");
     for (const auto& t : im.opt.tracepoints.empty() ? recorded_tracepoints() : im.opt.tracepoints)
         (tep_find_event_by_name(im.tep, "kvm", t.c_str()) ? im.result.available : im.result.missing).push_back(t);
-    if (im.result.available.empty()) throw std::runtime_error("this kernel has none of the kvm tracepoints");
+    if (im.result.available.empty()) throw HostError("this kernel has none of the kvm tracepoints");
     auto swept = sweep_stale_instances();
     for (const auto& n : swept.removed)
         fmt::print(stderr, "exitbench: removed the ftrace instance {}: its process no longer runs\n", n);
@@ -263,13 +265,13 @@ Recorder::Recorder(RecordOptions opt) : impl_(std::make_unique<Impl>()) {
     if (!inst) {
         int e = errno;
         g_active.fetch_sub(1);
-        throw std::runtime_error("cannot create the ftrace instance " + name + ": " + std::strerror(e));
+        throw HostError("cannot create the ftrace instance " + name + ": " + std::strerror(e));
     }
     if (!tracefs_instance_is_new(inst)) {
         // Created by someone else since the sweep: never share it.
         tracefs_instance_free(inst);
         g_active.fetch_sub(1);
-        throw std::runtime_error("the ftrace instance " + name + " already exists and is not ours (an exitbench "
+        throw HostError("the ftrace instance " + name + " already exists and is not ours (an exitbench "
                                  "in another PID namespace?)");
     }
     im.inst = inst;
@@ -289,7 +291,7 @@ void Recorder::start() {
     if (!im.opt.sink) im.writer = std::make_unique<TraceWriter>(im.opt.out, h);
     auto write = [&](const char* file, const std::string& v) {
         if (tracefs_instance_file_write(im.inst, file, v.c_str()) < 0)
-            throw std::runtime_error(fmt::format("cannot write {} in the ftrace instance", file));
+            throw HostError(fmt::format("cannot write {} in the ftrace instance", file));
     };
     write("buffer_size_kb", std::to_string(im.opt.buffer_kb));
     tracefs_instance_file_write(im.inst, "trace_clock", "mono");  // comparable with CLOCK_MONOTONIC
@@ -303,7 +305,7 @@ void Recorder::start() {
     }
     for (const auto& t : im.result.available)
         if (tracefs_event_enable(im.inst, "kvm", t.c_str()) < 0)
-            throw std::runtime_error("cannot enable kvm:" + t);
+            throw HostError("cannot enable kvm:" + t);
     tracefs_trace_on(im.inst);
     im.started = true;
 }

@@ -25,7 +25,7 @@ constexpr size_t kCountOffset = 24;
 constexpr size_t kChunkBytes = 64u << 20;  // big reads: one syscall per 64 MiB
 
 [[noreturn]] void bad(const std::string& src, const std::string& msg) {
-    throw std::runtime_error(src + ": " + msg);
+    throw InputError(src + ": " + msg);
 }
 
 uint32_t load_u32(const uint8_t* p) {
@@ -268,7 +268,7 @@ void TraceWriter::write_at(const void* data, size_t n, uint64_t off) {
 }
 
 void TraceWriter::add(const Event& e) {
-    if (!out_) throw std::runtime_error("cannot write " + path_ + ": trace already finished or failed");
+    if (!out_) throw HostError("cannot write " + path_ + ": trace already finished or failed");
     auto t = static_cast<uint8_t>(e.type);
     if (!valid_event_type(t)) throw InputError("event type " + std::to_string(t) + " is not an EventType");
     if (e.type == EventType::Lost) lost_records_ = sat_add(lost_records_, e.a);
@@ -287,7 +287,7 @@ void TraceWriter::flush() {
 }
 
 void TraceWriter::finish() {
-    if (!out_) throw std::runtime_error("cannot write " + path_ + ": trace already finished or failed");
+    if (!out_) throw HostError("cannot write " + path_ + ": trace already finished or failed");
     flush();
     uint64_t counts[2] = {count_, std::max(lost_total_, lost_records_)};
     write_at(counts, sizeof counts, kCountOffset);

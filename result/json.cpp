@@ -1,3 +1,4 @@
+#include "sys/error.h"
 #include "result/json.h"
 
 #include <cmath>
@@ -156,12 +157,12 @@ json result_json(const suite::TestResult& t, const std::optional<double>& base,
 // Readers bind references: copying a deeply nested value recurses per level.
 const json& member(const json& j, const char* key, const char* where) {
     if (!j.is_object() || !j.contains(key))
-        throw std::runtime_error(std::string("missing \"") + key + "\" in " + where);
+        throw InputError(std::string("missing \"") + key + "\" in " + where);
     return j.at(key);
 }
 
 [[noreturn]] void wrong_type(const char* key, const char* where) {
-    throw std::runtime_error(std::string("\"") + key + "\" in " + where + " has the wrong type or range");
+    throw InputError(std::string("\"") + key + "\" in " + where + " has the wrong type or range");
 }
 
 template <class T>
@@ -278,7 +279,7 @@ std::vector<double> samples_of(const json& j, const json& t, const char* where) 
     auto xs = numbers<double>(j, "samples_cycles_per_iter", where);
     for (double x : xs)
         if (!(x > 0))
-            throw std::runtime_error(fmt::format("test \"{}\": sample {} in samples_cycles_per_iter is not a positive "
+            throw InputError(fmt::format("test \"{}\": sample {} in samples_cycles_per_iter is not a positive "
                                                  "cycle count", t.value("name", std::string("?")), x));
     return xs;
 }
@@ -342,7 +343,7 @@ suite::TestResult result_from(const json& t, int version) {
     suite::TestResult x;
     x.name = field<std::string>(t, "name", "a result");
     auto st = suite::status_from_name(field<std::string>(t, "status", "a result"));
-    if (!st) throw std::runtime_error("unknown status in result " + x.name);
+    if (!st) throw InputError("unknown status in result " + x.name);
     x.status = *st;
     x.detail = field<std::string>(t, "detail", "a result");
     x.iterations = field<uint64_t>(t, "iterations_per_batch", "a result");
@@ -409,10 +410,10 @@ json to_json(const suite::RunReport& r) {
 
 suite::RunReport from_json(const json& j) {
     if (!j.is_object() || !j.contains("schema") || j.at("schema") != "exitbench-run")
-        throw std::runtime_error("not an exitbench run result (no \"schema\": \"exitbench-run\")");
+        throw InputError("not an exitbench run result (no \"schema\": \"exitbench-run\")");
     int v = field<int>(j, "schema_version", "the document");
     if (v < 1 || v > kSchemaVersion)
-        throw std::runtime_error("schema version " + std::to_string(v) + " is not supported (this " +
+        throw InputError("schema version " + std::to_string(v) + " is not supported (this " +
                                  "exitbench reads versions 1 to " + std::to_string(kSchemaVersion) + ")");
     suite::RunReport r;
     r.schema_version = v;
@@ -435,7 +436,7 @@ json parse_document(std::istream& in, const std::string& name) {
     // nlohmann's parser is iterative, but copies and comparisons recurse per
     // level: a hostile file must not reach them with unbounded depth.
     auto bounded = [](int depth, json::parse_event_t, json&) {
-        if (depth > kMaxDepth) throw std::runtime_error(fmt::format("nested deeper than {} levels", kMaxDepth));
+        if (depth > kMaxDepth) throw InputError(fmt::format("nested deeper than {} levels", kMaxDepth));
         return true;
     };
     try {
@@ -443,9 +444,9 @@ json parse_document(std::istream& in, const std::string& name) {
     } catch (const json::parse_error& e) {
         std::string why = e.what();
         auto colon = why.find("parse error");
-        throw std::runtime_error(name + " is not valid JSON: " + (colon == std::string::npos ? why : why.substr(colon)));
-    } catch (const std::runtime_error& e) {
-        throw std::runtime_error(name + ": " + e.what());
+        throw InputError(name + " is not valid JSON: " + (colon == std::string::npos ? why : why.substr(colon)));
+    } catch (const InputError& e) {
+        throw InputError(name + ": " + e.what());
     }
 }
 

@@ -1,3 +1,4 @@
+#include "sys/error.h"
 #include "result/wall_json.h"
 
 #include <cmath>
@@ -31,15 +32,15 @@ nlohmann::json wall_time_json(const suite::WallSplit& w) {
 }
 
 suite::WallSplit wall_time_from(const nlohmann::json& j) {
-    if (!j.is_object()) throw std::runtime_error("\"wall_time\" in the document has the wrong type or range");
+    if (!j.is_object()) throw InputError("\"wall_time\" in the document has the wrong type or range");
     suite::WallSplit w;
     for (auto [key, field] : kPhases) {
         // A week of seconds bounds every phase: a larger value is not a run's.
         constexpr double kMaxSeconds = 7 * 86400.0;
-        if (!j.contains(key)) throw std::runtime_error(std::string("missing \"") + key + "\" in wall_time");
+        if (!j.contains(key)) throw InputError(std::string("missing \"") + key + "\" in wall_time");
         const auto& v = j.at(key);
         if (!v.is_number() || !std::isfinite(v.get<double>()) || std::fabs(v.get<double>()) > kMaxSeconds)
-            throw std::runtime_error(std::string("\"") + key + "\" in wall_time has the wrong type or range");
+            throw InputError(std::string("\"") + key + "\" in wall_time has the wrong type or range");
         w.*field = static_cast<int64_t>(std::llround(v.get<double>() * 1e9));
     }
     return w;

@@ -162,7 +162,7 @@ uint32_t resolve_apic_mode(const std::string& choice, const HostContext& h) {
     bool has_x2 = vmm::cpuid_bit(h.cpuid, cpuid::kX2apic);
     if (choice == "xapic") return abi::kXapic;
     if (choice == "x2apic") {
-        if (!has_x2) throw std::runtime_error("--apic x2apic: KVM does not offer x2APIC to guests here");
+        if (!has_x2) throw HostError("--apic x2apic: KVM does not offer x2APIC to guests here");
         return abi::kX2apic;
     }
     if (choice == "auto") return has_x2 ? abi::kX2apic : abi::kXapic;

@@ -1,3 +1,4 @@
+#include "sys/error.h"
 #include "sys/file.h"
 
 #include <cerrno>
@@ -20,7 +21,7 @@ namespace fs = std::filesystem;
 namespace {
 
 [[noreturn]] void refuse(const std::string& path, const std::string& why) {
-    throw std::runtime_error("cannot write " + path + ": " + why);
+    throw HostError("cannot write " + path + ": " + why);
 }
 
 [[noreturn]] void fail_errno(const std::string& path, const char* what, int err) {

@@ -1,5 +1,7 @@
 #include "sys/io.h"
 
+#include "sys/error.h"
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -12,12 +14,14 @@ namespace eb::sys {
 
 Fd open_regular(const std::string& path) {
     Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+    // A name the user gave that does not lead to a readable file is bad
+    // input; a failure of the file system once it is open is the host's.
     if (!fd.valid())
-        throw std::runtime_error(errno == ENOENT ? "cannot read " + path + ": no such file"
-                                                 : "cannot read " + path + ": " + std::strerror(errno));
+        throw InputError(errno == ENOENT ? "cannot read " + path + ": no such file"
+                                         : "cannot read " + path + ": " + std::strerror(errno));
     struct stat st {};
-    if (::fstat(fd.get(), &st) < 0) throw std::runtime_error("cannot read " + path + ": " + std::strerror(errno));
-    if (!S_ISREG(st.st_mode)) throw std::runtime_error(path + ": not a regular file");
+    if (::fstat(fd.get(), &st) < 0) throw HostError("cannot read " + path + ": " + std::strerror(errno));
+    if (!S_ISREG(st.st_mode)) throw InputError(path + ": not a regular file");
     ::fcntl(fd.get(), F_SETFL, O_RDONLY);  // blocking reads again: a regular file never waits anyway
     return fd;
 }
@@ -29,7 +33,7 @@ std::string read_regular(const std::string& path) {
     for (;;) {
         ssize_t n = ::read(fd.get(), buf, sizeof buf);
         if (n < 0 && errno == EINTR) continue;
-        if (n < 0) throw std::runtime_error("cannot read " + path + ": " + std::strerror(errno));
+        if (n < 0) throw HostError("cannot read " + path + ": " + std::strerror(errno));
         if (n == 0) return out;
         out.append(buf, static_cast<size_t>(n));
     }

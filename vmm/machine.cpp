@@ -16,6 +16,8 @@
 #include "kvm/exit.h"
 #include "vmm/cpuid_features.h"
 
+#include "sys/error.h"
+
 namespace eb::vmm {
 
 namespace {
@@ -200,7 +202,7 @@ void Machine::stop() {
         if (all_ended(std::chrono::milliseconds(50))) break;
         if (std::chrono::steady_clock::now() > give_up) {
             std::lock_guard lk(mu_);
-            throw std::runtime_error(fmt::format("{} vCPU thread(s) did not stop within {} s", running_,
+            throw HostError(fmt::format("{} vCPU thread(s) did not stop within {} s", running_,
                                                  kDeadline.count()));
         }
     }

@@ -84,7 +84,8 @@ TEST_F(Profile, BadInputsGiveOneLineErrors) {
              {{"profile", "report", "-i", junk, "--event", "exits"}, 2, "exits"},
              {{"profile", "report", "-i", junk, "-k", "percent_sample"}, 2, "--key"},
              {{"profile", "record"}, 2, "-p PID"},
-             {{"profile", "record", "-p", std::to_string(getpid()), "--duration", "1s"}, 3, "no KVM VM open"},
+             // The PID is the user's argument, as for "no such process": bad input.
+             {{"profile", "record", "-p", std::to_string(getpid()), "--duration", "1s"}, 2, "no KVM VM open"},
              {{"profile", "record", "-p", "999999999", "--duration", "1s"}, 2, "no such process"},
              {{"profile", "record", "-p", "1", "-a", "--duration", "1s"}, 2, "excludes"},
              {{"profile", "record", "-o", junk, "--", "no-such-command-xyz"}, 2, "command not found"},
