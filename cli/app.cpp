@@ -11,6 +11,8 @@
 #include <system_error>
 #include <unistd.h>
 
+#include "cli/boot.h"
+#include "cli/kernel_ab.h"
 #include "cli/calibrate.h"
 #include "cli/compare.h"
 #include "cli/completion.h"
@@ -81,7 +83,11 @@ struct Commands {
     CLI::App app{"exitbench: what does one VM exit cost? A KVM VM-exit laboratory."};
     std::string device = "/dev/kvm";
     bool list_all = false, list_kut = false;
-    CLI::App *list, *env, *recipe, *recipe_run, *compare, *run, *completion, *calibrate;
+    CLI::App *list, *env, *recipe, *recipe_run, *compare, *run, *completion, *calibrate, *boot;
+    BootArgs boot_args;
+    KernelAbArgs kernel_ab;
+    BisectArgs bisect_args;
+    CLI::App* bisect;
     std::string shell;
     HistoryArgs history_args;
     HistoryCommands history;
@@ -111,6 +117,8 @@ struct Commands {
         profile = add_profile_commands(app, profile_args);
         add_compare();
         calibrate = add_calibrate_command(app, calibrate_args);
+        boot = add_boot_command(app, boot_args);
+        bisect = add_bisect_command(app, bisect_args);
         history = add_history_commands(app, history_args);
         import = add_import_commands(app, import_args);
         completion = app.add_subcommand("completion", "print a bash or zsh completion script");
@@ -154,6 +162,7 @@ struct Commands {
                                                 "testable)");
         add_compare_options(*compare, compare_args);
         add_export_options(*compare, compare_args.common.exports, report::Subject::Compare);
+        add_kernel_ab_options(*compare, kernel_ab);
         compare->add_option("--db", compare_args.db, "the history database: what label:/run: refer to, where "
                                                      "a live compare saves its configurations' runs, and where one "
                                                      "run a side finds its calibration (read only; none there: not "
@@ -302,8 +311,11 @@ int dispatch(Commands& c) {
     g_polling.store(true);
     if (*c.recipe_run) return cmd_recipe_run(c.device, c.recipe_name, c.recipe_args, g_interrupted);
     if (*c.profile.profile) return cmd_profile(c.profile, c.profile_args, g_interrupted);
+    if (*c.compare && c.kernel_ab.active()) return cmd_compare_kernels(c.compare_args, c.kernel_ab, g_interrupted);
     if (*c.compare) return cmd_compare(c.device, c.compare_args, g_interrupted);
+    if (*c.bisect) return cmd_bisect_step(c.bisect_args, g_interrupted);
     if (*c.calibrate) return cmd_calibrate(c.device, c.calibrate_args, g_interrupted);
+    if (*c.boot) return cmd_boot(c.boot_args, g_interrupted);
     return cmd_run(c.device, c.run_args, c.host_profile_args, g_interrupted);
 }
 

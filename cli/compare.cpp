@@ -266,6 +266,8 @@ std::string gate_line(const suite::GateEntry& g, double fail_pct) {
                        (e.ratio_ci.hi - 1) * 100, e.p_holm, fail_pct, g.p_over);
 }
 
+} // namespace
+
 // --fail-if-slower: every slower test on stderr whatever the outcome, then
 // kTestFailed (a regression), kNotTestable (no regression, some test without
 // a verdict) or kOk.
@@ -288,6 +290,8 @@ int apply_gate(const suite::ComparisonReport& cmp, double fail_pct) {
     }
     return kOk;
 }
+
+namespace {
 
 } // namespace
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/run.h"
+#include "suite/compare.h"
 
 namespace eb::cli {
 
@@ -27,6 +28,10 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
 // A saved compare cannot honour run options or a live schedule: the first one
 // given is refused (UsageError), since saved results keep their settings.
 void reject_run_options(const CompareArgs& a);
+
+// --fail-if-slower PCT applied to `cmp`: the slower tests on stderr, then
+// kTestFailed (a regression), kNotTestable or kOk.
+int apply_gate(const suite::ComparisonReport& cmp, double fail_pct);
 
 // Splits an option string as a shell would for plain words and quotes.
 std::vector<std::string> split_args(const std::string& s);

@@ -161,7 +161,7 @@ json comparison_json(const suite::ComparisonReport& c) {
             {"unit", suite::unit_name(c.unit)}, {"level", suite::unit_name(c.unit)}, {"level_why", c.level_why},
             {"levels_not_seen", c.unseen}, {"family_size", c.family},
             {"expected_chance_verdicts_unadjusted", double(c.family) * c.alpha}, {"alpha", c.alpha}, {"tests", tests},
-            {"warnings", c.warnings}, {"advice", c.advice}};
+            {"warnings", c.warnings}, {"advice", c.advice}, {"boot_ids", c.boot_ids}};
 }
 
 } // namespace eb::report

@@ -405,8 +405,32 @@ json to_json(const suite::RunReport& r) {
             {"baseline_cycles", opt(base)},
             {"results", results}};
     if (r.wall_time) doc["wall_time"] = wall_time_json(*r.wall_time);
+    if (r.boot) {
+        json params = json::object();
+        for (const auto& [k, v] : r.boot->module_params) params[k] = v;
+        doc["boot"] = {{"image", r.boot->image},       {"release", r.boot->release},
+                       {"cmdline", r.boot->cmdline},   {"boot_id", r.boot->boot_id},
+                       {"execution", r.boot->execution}, {"machine", r.boot->machine},
+                       {"module_params", params}};
+        if (r.boot->execution == "emulated") doc["boot"]["note"] = suite::kEmulatedNote;
+    }
     return doc;
 }
+
+namespace {
+
+suite::BootRecord boot_from(const json& b) {
+    if (!b.is_object()) wrong_type("boot", "the document");
+    suite::BootRecord out{field<std::string>(b, "image", "boot"),   field<std::string>(b, "release", "boot"),
+                          field<std::string>(b, "cmdline", "boot"), field<std::string>(b, "boot_id", "boot"),
+                          field<std::string>(b, "execution", "boot"), field<std::string>(b, "machine", "boot")};
+    const json& params = member(b, "module_params", "boot");
+    if (!params.is_object()) wrong_type("module_params", "boot");
+    for (const auto& [k, v] : params.items()) out.module_params.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
+    return out;
+}
+
+} // namespace
 
 suite::RunReport from_json(const json& j) {
     if (!j.is_object() || !j.contains("schema") || j.at("schema") != "exitbench-run")
@@ -429,6 +453,7 @@ suite::RunReport from_json(const json& j) {
     if (!results.is_array()) wrong_type("results", "the document");
     for (const json& t : results) r.results.push_back(result_from(t, v));
     if (j.contains("wall_time")) r.wall_time = wall_time_from(j.at("wall_time"));
+    if (j.contains("boot")) r.boot = boot_from(j.at("boot"));
     return r;
 }
 

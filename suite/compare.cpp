@@ -262,6 +262,13 @@ void choose_level(ComparisonReport& out, const std::vector<std::vector<RunReport
     bool differ = known && std::any_of(boots.begin(), boots.end(), [&](const auto& b) { return b != boots[0]; });
     out.unit = differ ? Unit::Boot : Unit::Run;
     if (differ) {
+        for (const auto& side : sides) {  // every boot named, in run order
+            out.boot_ids.emplace_back();
+            for (const auto& r : side)
+                if (std::find(out.boot_ids.back().begin(), out.boot_ids.back().end(), r.provenance.boot_id) ==
+                    out.boot_ids.back().end())
+                    out.boot_ids.back().push_back(r.provenance.boot_id);
+        }
         out.level_why = "the sides come from different boots, so boot-to-boot variation separates them: each boot "
                         "(the mean of its runs) is one unit";
         return;
@@ -287,6 +294,7 @@ ComparisonReport compare_saved(const std::vector<std::string>& labels,
     auto out = build(labels, sides, probe.unit, alpha, cal, options);
     out.level_why = probe.level_why;
     out.unseen = probe.unseen;
+    out.boot_ids = probe.boot_ids;
     return out;
 }
 

@@ -90,6 +90,7 @@ struct ComparisonReport {
     Unit unit = Unit::Run;
     std::string level_why;              // why the verdicts are at this level
     std::vector<std::string> unseen;    // levels the verdicts cannot see, each with why
+    std::vector<std::vector<std::string>> boot_ids;  // each side's boots, in order, when the boot is the unit
     double alpha = 0.05;
     size_t family = 0;                  // testable comparisons read together (the baseline apart)
     std::vector<TestComparison> tests;

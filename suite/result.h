@@ -186,6 +186,20 @@ struct Provenance {
     std::optional<ImportSource> imported = {};
 };
 
+// The kernel a run was booted into by `exitbench boot` (lab/boot.h): what
+// that boot was, and how its exits were executed.
+struct BootRecord {
+    std::string image;        // the kernel image booted, as given
+    std::string release;      // uname -r inside
+    std::string cmdline;      // /proc/cmdline inside
+    std::string boot_id;      // /proc/sys/kernel/random/boot_id inside
+    std::string execution;    // "hardware" (KVM nested on the host's CPU) or "emulated" (QEMU TCG)
+    std::string machine;      // QEMU's -accel and -cpu, e.g. "tcg -cpu EPYC,+svm,+npt"
+    std::vector<std::pair<std::string, std::string>> module_params;  // "kvm_amd.nested" -> "1"
+};
+// Every output of an emulated boot's run says this.
+inline constexpr const char* kEmulatedNote = "emulated: shape only, not hardware cost";
+
 struct RunReport {
     int schema_version = 0;               // of the file it was read from; 0 when measured here
     std::string tool_version;
@@ -198,6 +212,7 @@ struct RunReport {
     // The run's wall time by phase; measured by `run`, absent in files from
     // before it was recorded and in imported runs.
     std::optional<WallSplit> wall_time = {};
+    std::optional<BootRecord> boot = {};  // set when `exitbench boot` booted a kernel for this run
 };
 
 // A run's split: its tests' phases, the set-up's and the trace verification's

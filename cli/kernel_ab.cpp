@@ -1,0 +1,277 @@
+#include "cli/kernel_ab.h"
+
+#include <ctime>
+#include <filesystem>
+#include <fmt/format.h>
+
+#include "cli/app.h"
+#include "cli/emit.h"
+#include "cli/errors.h"
+#include "cli/history.h"
+#include "cli/parse.h"
+#include "lab/kernel_ab.h"
+#include "report/compare.h"
+#include "report/sanitize.h"
+#include "suite/gate.h"
+
+namespace eb::cli {
+
+void add_kernel_ab_options(CLI::App& cmd, KernelAbArgs& k) {
+    cmd.add_option("--kernel-a", k.kernel_a, "host-kernel A/B: side A's kernel image, booted in QEMU (see 'boot'); "
+                                             "the boot is the unit");
+    cmd.add_option("--kernel-b", k.kernel_b, "side B's kernel image (may be A's, with another --append-b)");
+    cmd.add_option("--append-a", k.append_a, "side A's added kernel command line");
+    cmd.add_option("--append-b", k.append_b, "side B's added kernel command line");
+    cmd.add_option("--modprobe-a", k.modprobe_a, "side A's 'kvm_amd PARAM=V ...' in the guest; repeatable");
+    cmd.add_option("--modprobe-b", k.modprobe_b, "side B's 'kvm_amd PARAM=V ...' in the guest; repeatable");
+    cmd.add_option("--boots", k.boots, "boots a side, in the order A B B A A B ..., one run each (3 or more for a "
+                                       "verdict)");
+    cmd.add_option("--guest-run", k.guest_run, "run options for the run inside each boot, as one string, e.g. "
+                                               "'-n 64 -r 3 --sessions 1'");
+    add_machine_options(cmd, k.machine);
+}
+
+namespace {
+
+std::string now_stamp() {
+    std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
+    return buf;
+}
+
+std::string describe(const std::string& kernel, const std::string& append, const std::vector<std::string>& modprobe) {
+    std::string d = std::filesystem::path(kernel).filename().string();
+    if (!append.empty()) d += " '" + append + "'";
+    for (const auto& m : modprobe) d += " [" + m + "]";
+    return d;
+}
+
+std::string eta_text(double s) {
+    if (s < 0) return "ETA unknown";
+    auto t = long(s + 0.5);
+    return fmt::format("ETA {}:{:02d}", t / 60, t % 60);
+}
+
+// The boots of `order` through `booters`, with a progress line before and
+// a result line after each.
+lab::AbRuns boot_in_turn(const std::vector<lab::Booter*>& booters, const std::vector<std::string>& names,
+                         const std::vector<int>& order, const std::atomic<bool>& interrupt) {
+    lab::AbObserver obs;
+    obs.starting = [&](unsigned slot, unsigned total, int side, double eta) {
+        fmt::print(stderr, "exitbench: boot {} of {} ({}), {}\n", slot, total, report::printable(names[size_t(side)]),
+                   eta_text(eta));
+    };
+    obs.done = [&](const lab::BootAttempt& a, const lab::BootOutcome& o) {
+        fmt::print(stderr, "exitbench: boot {}{} ({}): {}{}\n", a.slot, a.retry ? " (retry)" : "",
+                   names[size_t(a.side)].substr(0, 1), boot_line(booters[size_t(a.side)]->plan(), o),
+                   o.ok() || a.retry ? "" : "; retrying once");
+    };
+    return lab::run_boots(order, [&](int side) { return booters[size_t(side)]->boot(interrupt); }, interrupt, obs);
+}
+
+// A compare with no live or saved-mode option of its own.
+void reject_other_modes(const CompareArgs& c) {
+    const auto& r = c.common;
+    if (c.a || c.b || !c.configs.empty() || !c.vs.empty() || !c.against.empty())
+        throw UsageError("--kernel-a/--kernel-b boot kernels; --a/--b, --config, --vs and --against do not apply");
+    std::pair<bool, const char*> given[] = {
+        {!r.iterations.empty(), "--iterations"}, {!r.repeats.empty(), "--repeats"}, {!r.sessions.empty(), "--sessions"},
+        {!r.time_goal.empty(), "--time-goal"},   {!r.smp.empty(), "--smp"},         {!r.watchdog.empty(), "--watchdog"},
+        {!c.rounds.empty(), "--rounds"},         {!c.time_budget.empty(), "--time-budget"}, {r.no_baseline, "--no-baseline"},
+        {!c.host_profile.empty(), "--host-profile"}};
+    for (auto [set, name] : given)
+        if (set) throw UsageError(fmt::format("{}: with --kernel-a/--kernel-b the run inside each boot takes its "
+                                              "options from --guest-run '...'", name));
+}
+
+std::vector<std::string> guest_run_args(const std::vector<std::string>& tests, const std::string& guest_run) {
+    std::vector<std::string> args{"run"};
+    args.insert(args.end(), tests.begin(), tests.end());
+    auto more = split_args(guest_run);
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+}
+
+// Failed boots and the emulated path said in the comparison itself, so every
+// output and export carries them.
+void add_boot_warnings(suite::ComparisonReport& cmp, const lab::AbRuns& runs, bool emulated) {
+    for (const auto& s : runs.short_sides) cmp.warnings.push_back(s);
+    for (const auto& a : runs.attempts)
+        if (!a.failure.empty())
+            cmp.warnings.push_back(fmt::format("boot {}{} ({}) failed: {}", a.slot, a.retry ? " (retry)" : "",
+                                               a.side ? "B" : "A", a.failure));
+    if (runs.interrupted) cmp.warnings.push_back("interrupted: only the boots that finished are compared");
+    if (emulated) cmp.warnings.push_back(suite::kEmulatedNote);
+}
+
+} // namespace
+
+namespace {
+
+// The comparison of what the boots brought back, or nullopt (said why on
+// stderr) when a side has no finished boot at all.
+std::optional<suite::ComparisonReport> compare_boots(const std::vector<std::string>& labels,
+                                                     const std::vector<std::vector<suite::RunReport>>& sides,
+                                                     double alpha) {
+    for (size_t k = 0; k < sides.size(); ++k)
+        if (sides[k].empty()) {
+            fmt::print(stderr, "exitbench: not testable: {} has no finished boot\n", report::printable(labels[k]));
+            return std::nullopt;
+        }
+    return suite::compare_saved(labels, sides, alpha);
+}
+
+std::vector<std::string> boot_header(const std::vector<std::string>& labels,
+                                     const std::vector<std::vector<suite::RunReport>>& sides, const lab::BootPlan& plan) {
+    std::vector<std::string> h{fmt::format("booted kernels: {} ({})", plan.accel_why, plan.machine())};
+    for (size_t k = 0; k < sides.size(); ++k) {
+        std::vector<std::string> ids;
+        for (const auto& r : sides[k]) ids.push_back(r.provenance.boot_id);
+        h.push_back(fmt::format("  {}: {} boot{}: {}", labels[k], ids.size(), ids.size() == 1 ? "" : "s",
+                                fmt::join(ids, " ")));
+    }
+    return h;
+}
+
+} // namespace
+
+int cmd_compare_kernels(const CompareArgs& c, const KernelAbArgs& k, const std::atomic<bool>& interrupt) {
+    reject_other_modes(c);
+    if (k.kernel_a.empty() || k.kernel_b.empty()) throw UsageError("a host-kernel A/B needs --kernel-a and --kernel-b");
+    if (k.boots.empty()) throw UsageError("--kernel-a/--kernel-b need --boots N (boots a side; 3 or more for a verdict)");
+    unsigned n = unsigned(parse_count("--boots", k.boots, 1, 1000));
+    if (k.kernel_a == k.kernel_b && k.append_a == k.append_b && k.modprobe_a == k.modprobe_b)
+        throw UsageError("sides A and B boot the same kernel, command line and parameters: nothing to compare");
+    double alpha = parse_number("--alpha", c.alpha, 1e-6, 0.5);
+    std::optional<double> fail_pct;
+    if (!c.fail_if_slower.empty()) fail_pct = parse_number("--fail-if-slower", c.fail_if_slower, 0, 1e6);
+    auto out = plan_outputs(c.common.format, c.common.exports, c.common.json, report::Subject::Compare);
+    if (!c.common.no_save) require_saveable(c.db);
+    auto args = guest_run_args(c.common.tests, k.guest_run);
+    auto plan_a = lab::plan_boot(boot_spec(k.kernel_a, k.append_a, k.modprobe_a, k.machine, args));
+    auto plan_b = lab::plan_boot(boot_spec(k.kernel_b, k.append_b, k.modprobe_b, k.machine, args));
+    lab::Booter boot_a(std::move(plan_a)), boot_b(std::move(plan_b));
+    std::vector<lab::Booter*> booters{&boot_a, &boot_b};
+    const auto& plan = boot_a.plan();
+    fmt::print(stderr, "exitbench: {}\n", plan.accel_why);
+    std::vector<std::string> labels{"A: " + describe(k.kernel_a, k.append_a, k.modprobe_a),
+                                    "B: " + describe(k.kernel_b, k.append_b, k.modprobe_b)};
+    auto runs = boot_in_turn(booters, labels, lab::counterbalanced(n), interrupt);
+    std::string base = c.common.label.empty() ? "kernel-ab-" + now_stamp() : c.common.label;
+    std::vector<ToSave> saves;
+    for (int s = 0; s < 2; ++s)
+        for (const auto& r : runs.sides[s])
+            if (!c.common.no_save) saves.push_back({&r, base + (s ? "/B" : "/A"), c.common.note});
+    std::vector<std::vector<suite::RunReport>> sides{runs.sides[0], runs.sides[1]};
+    auto cmp = compare_boots(labels, sides, alpha);
+    if (!cmp) {  // what finished is kept all the same
+        bool saved = true;
+        for (const auto& s : saves) saved = save_run(c.db, *s.run, s.label, s.note) && saved;
+        return runs.interrupted ? kInterrupted : saved ? kNotTestable : kNotSaved;
+    }
+    report::Comparison doc;
+    doc.report = std::move(*cmp);
+    doc.header = boot_header(labels, sides, plan);
+    add_boot_warnings(doc.report, runs, !plan.hardware || !boot_b.plan().hardware);
+    auto done = emit(out, doc, c.db, saves);
+    if (!c.common.no_save && done.saved)
+        fmt::print(stderr, "exitbench: saved the boots as label:{}/A and label:{}/B\n", base, base);
+    if (!done.written) return kHost;
+    if (!done.saved) return kNotSaved;
+    if (runs.interrupted) return kInterrupted;
+    if (fail_pct) return apply_gate(doc.report, *fail_pct);
+    return kOk;
+}
+
+CLI::App* add_bisect_command(CLI::App& app, BisectArgs& a) {
+    auto* cmd = app.add_subcommand("bisect-step", "for git bisect run: boot --kernel N times, compare with the saved "
+                                                  "boots of --good LABEL (the boot as the unit); exit 0 good, 1 bad "
+                                                  "(slower beyond --fail-if-slower), 125 not testable, 128 to stop "
+                                                  "the bisection (bad usage)");
+    cmd->add_option("--good", a.good, "the history label holding the good kernel's boots (e.g. saved by compare "
+                                      "--kernel-a or boot --label)")->required();
+    cmd->add_option("--kernel", a.kernel, "the kernel image under test")->required();
+    cmd->add_option("--append", a.append, "added to its command line");
+    cmd->add_option("--modprobe", a.modprobe, "'kvm_amd PARAM=V ...' in the guest; repeatable");
+    cmd->add_option("--boots", a.boots, "boots of this kernel (3 or more for a verdict)")->capture_default_str();
+    cmd->add_option("--fail-if-slower", a.fail_if_slower, "bad when a test is shown slower than this, in %")
+        ->capture_default_str();
+    cmd->add_option("--alpha", a.alpha, "significance level")->capture_default_str();
+    cmd->add_option("--guest-run", a.guest_run, "run options inside each boot, e.g. '-n 64 -r 3 --sessions 1'");
+    cmd->add_option("--db", a.db, "the history database holding --good");
+    cmd->add_option("--label", a.label, "save this kernel's boots under LABEL (default bisect-RELEASE)");
+    cmd->add_flag("--no-save", a.no_save, "do not save this kernel's boots");
+    add_machine_options(*cmd, a.machine);
+    cmd->add_option("tests", a.tests, "the tests to run (as saved under --good)")->required();
+    cmd->allow_extras(false);
+    return cmd;
+}
+
+namespace {
+
+// What the gate decided, as git bisect run reads it.
+int bisect_verdict(const suite::ComparisonReport& cmp, double pct) {
+    auto g = suite::gate(cmp, pct);
+    int rc = apply_gate(cmp, pct);  // the lines on stderr
+    if (rc == kTestFailed) return kBisectBad;
+    if (rc == kOk && g.family > 0) return kBisectGood;
+    return kBisectSkip;
+}
+
+} // namespace
+
+int cmd_bisect_step(const BisectArgs& a, const std::atomic<bool>& interrupt) {
+    unsigned n = 0;
+    double pct = 0, alpha = 0;
+    std::vector<suite::RunReport> good;
+    std::optional<lab::Booter> booter;
+    try {  // the step's own input: a mistake here stops the bisection instead of marking a commit
+        n = unsigned(parse_count("--boots", a.boots, 1, 1000));
+        pct = parse_number("--fail-if-slower", a.fail_if_slower, 0, 1e6);
+        alpha = parse_number("--alpha", a.alpha, 1e-6, 0.5);
+        for (const auto& ref : expand_ref(a.db, "label:" + a.good)) good.push_back(load_result(ref, a.db));
+        if (!a.no_save) require_saveable(a.db);
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "exitbench: bisect-step: {} (stopping the bisection)\n", report::printable(e.what()));
+        return kBisectAbort;
+    }
+    try {  // this kernel cannot be booted: skip the commit
+        booter.emplace(lab::plan_boot(boot_spec(a.kernel, a.append, a.modprobe, a.machine,
+                                                guest_run_args(a.tests, a.guest_run))));
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "exitbench: bisect-step: not testable: {}\n", report::printable(e.what()));
+        return kBisectSkip;
+    }
+    fmt::print(stderr, "exitbench: {}\n", booter->plan().accel_why);
+    std::vector<lab::Booter*> one{&*booter};
+    const auto& plan = booter->plan();
+    std::vector<std::string> names{"candidate: " + describe(a.kernel, a.append, a.modprobe)};
+    auto runs = boot_in_turn(one, names, std::vector<int>(n, 0), interrupt);
+    std::string label = a.label.empty() ? "bisect-" + plan.release : a.label;
+    bool saved = true;
+    if (!a.no_save)
+        for (const auto& r : runs.sides[0]) saved = save_run(a.db, r, label, "") && saved;
+    if (runs.interrupted) return kInterrupted;
+    if (runs.sides[0].size() < n) {
+        fmt::print(stderr, "exitbench: bisect-step: not testable: {} of {} boots finished\n", runs.sides[0].size(), n);
+        return kBisectSkip;
+    }
+    std::vector<std::string> labels{"label:" + a.good, names[0]};
+    auto cmp = compare_boots(labels, {good, runs.sides[0]}, alpha);
+    if (!cmp) return kBisectSkip;
+    add_boot_warnings(*cmp, runs, !plan.hardware);
+    report::Comparison doc;
+    doc.report = std::move(*cmp);
+    doc.header = boot_header(labels, {good, runs.sides[0]}, plan);
+    emit(plan_outputs("table", {}, "", report::Subject::Compare), doc);
+    int rc = bisect_verdict(doc.report, pct);
+    fmt::print(stderr, "exitbench: bisect-step: {}{}\n",
+               rc == kBisectGood ? "good" : rc == kBisectBad ? "bad" : "not testable (no verdict)",
+               saved || a.no_save ? "" : " (the boots could not be saved)");
+    return rc;
+}
+
+} // namespace eb::cli

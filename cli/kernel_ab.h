@@ -1,0 +1,40 @@
+// Host-kernel A/B with the boot as the unit: `compare --kernel-a IMAGE
+// --kernel-b IMAGE --boots N TESTS` (lab/kernel_ab.h boots them in turn), and
+// `bisect-step`, its one-sided form for `git bisect run`.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "cli/boot.h"
+#include "cli/compare.h"
+
+namespace eb::cli {
+
+struct KernelAbArgs {
+    std::string kernel_a, kernel_b, append_a, append_b, boots, guest_run;
+    std::vector<std::string> modprobe_a, modprobe_b;
+    MachineArgs machine;
+    bool active() const { return !kernel_a.empty() || !kernel_b.empty(); }
+};
+
+// Adds --kernel-a/-b, --append-a/-b, --modprobe-a/-b, --boots, --guest-run
+// and the machine options to `compare`.
+void add_kernel_ab_options(CLI::App& compare, KernelAbArgs& k);
+int cmd_compare_kernels(const CompareArgs& c, const KernelAbArgs& k, const std::atomic<bool>& interrupt);
+
+struct BisectArgs {
+    std::string good, kernel, append, boots = "3", fail_if_slower = "0", alpha = "0.05", guest_run, db, label;
+    std::vector<std::string> modprobe, tests;
+    MachineArgs machine;
+    bool no_save = false;
+};
+
+// git bisect run's codes: good, bad, cannot test this commit, stop bisecting.
+enum BisectExit { kBisectGood = 0, kBisectBad = 1, kBisectSkip = 125, kBisectAbort = 128 };
+
+CLI::App* add_bisect_command(CLI::App& app, BisectArgs& a);
+int cmd_bisect_step(const BisectArgs& a, const std::atomic<bool>& interrupt);
+
+} // namespace eb::cli
