@@ -67,7 +67,7 @@ lab::AbRuns boot_in_turn(const std::vector<lab::Booter*>& booters, const std::ve
     obs.done = [&](const lab::BootAttempt& a, const lab::BootOutcome& o) {
         fmt::print(stderr, "exitbench: boot {}{} ({}): {}{}\n", a.slot, a.retry ? " (retry)" : "",
                    names[size_t(a.side)].substr(0, 1), boot_line(booters[size_t(a.side)]->plan(), o),
-                   o.ok() || a.retry ? "" : "; retrying once");
+                   o.ok() || a.retry || o.interrupted ? "" : "; retrying once");
     };
     return lab::run_boots(order, [&](int side) { return booters[size_t(side)]->boot(interrupt); }, interrupt, obs);
 }
@@ -104,6 +104,9 @@ void add_boot_warnings(suite::ComparisonReport& cmp, const lab::AbRuns& runs, bo
             cmp.warnings.push_back(fmt::format("boot {}{} ({}) failed: {}", a.slot, a.retry ? " (retry)" : "",
                                                a.side ? "B" : "A", a.failure));
     if (runs.interrupted) cmp.warnings.push_back("interrupted: only the boots that finished are compared");
+    for (auto& a : cmp.advice)  // boots are driven here: the advice is more of them, not a manual recipe
+        if (a.starts_with("to test across boots"))
+            a = "to test across boots: boot each side 3 or more times (--boots 3)";
     if (emulated) cmp.warnings.push_back(suite::kEmulatedNote);
 }
 
@@ -168,6 +171,7 @@ int cmd_compare_kernels(const CompareArgs& c, const KernelAbArgs& k, const std::
     std::vector<std::vector<suite::RunReport>> sides{runs.sides[0], runs.sides[1]};
     auto cmp = compare_boots(labels, sides, alpha);
     if (!cmp) {  // what finished is kept all the same
+        for (const auto& line : runs.short_sides) fmt::print(stderr, "exitbench: {}\n", report::printable(line));
         bool saved = true;
         for (const auto& s : saves) saved = save_run(c.db, *s.run, s.label, s.note) && saved;
         return runs.interrupted ? kInterrupted : saved ? kNotTestable : kNotSaved;
