@@ -9,6 +9,7 @@
 #include "cli/errors.h"
 #include "cli/history.h"
 #include "cli/parse.h"
+#include "cli/run_options.h"
 #include "lab/kernel_ab.h"
 #include "report/compare.h"
 #include "report/sanitize.h"
@@ -26,8 +27,8 @@ void add_kernel_ab_options(CLI::App& cmd, KernelAbArgs& k) {
     cmd.add_option("--modprobe-b", k.modprobe_b, "side B's 'kvm_amd PARAM=V ...' in the guest; repeatable");
     cmd.add_option("--boots", k.boots, "boots a side, in the order A B B A A B ..., one run each (3 or more for a "
                                        "verdict)");
-    cmd.add_option("--guest-run", k.guest_run, "run options for the run inside each boot, as one string, e.g. "
-                                               "'-n 64 -r 3 --sessions 1'");
+    cmd.add_option("--guest-run", k.guest_run, "more options for the run inside each boot, as one string (compare's "
+                                               "run options, -n, -r, --sessions ..., go there too)");
     add_machine_options(cmd, k.machine);
 }
 
@@ -72,24 +73,25 @@ lab::AbRuns boot_in_turn(const std::vector<lab::Booter*>& booters, const std::ve
     return lab::run_boots(order, [&](int side) { return booters[size_t(side)]->boot(interrupt); }, interrupt, obs);
 }
 
-// A compare with no live or saved-mode option of its own.
+// A compare with no live or saved-mode option of its own: the run options
+// go to the run inside each boot.
 void reject_other_modes(const CompareArgs& c) {
-    const auto& r = c.common;
     if (c.a || c.b || !c.configs.empty() || !c.vs.empty() || !c.against.empty())
         throw UsageError("--kernel-a/--kernel-b boot kernels; --a/--b, --config, --vs and --against do not apply");
     std::pair<bool, const char*> given[] = {
-        {!r.iterations.empty(), "--iterations"}, {!r.repeats.empty(), "--repeats"}, {!r.sessions.empty(), "--sessions"},
-        {!r.time_goal.empty(), "--time-goal"},   {!r.smp.empty(), "--smp"},         {!r.watchdog.empty(), "--watchdog"},
-        {!c.rounds.empty(), "--rounds"},         {!c.time_budget.empty(), "--time-budget"}, {r.no_baseline, "--no-baseline"},
-        {!c.host_profile.empty(), "--host-profile"}};
+        {!c.rounds.empty(), "--rounds"}, {!c.time_budget.empty(), "--time-budget"}, {!c.precision.empty(), "--precision"},
+        {!c.seed.empty(), "--seed"},     {!c.host_profile.empty(), "--host-profile"},
+        {!c.common.profile_out.empty(), "--profile-out"}};
     for (auto [set, name] : given)
-        if (set) throw UsageError(fmt::format("{}: with --kernel-a/--kernel-b the run inside each boot takes its "
-                                              "options from --guest-run '...'", name));
+        if (set) throw UsageError(fmt::format("{} does not apply to --kernel-a/--kernel-b: each boot holds one run, "
+                                              "and the boot is the unit", name));
 }
 
-std::vector<std::string> guest_run_args(const std::vector<std::string>& tests, const std::string& guest_run) {
+std::vector<std::string> guest_run_args(const std::vector<std::string>& tests, const std::string& guest_run,
+                                        const std::vector<std::string>& run_opts = {}) {
     std::vector<std::string> args{"run"};
     args.insert(args.end(), tests.begin(), tests.end());
+    args.insert(args.end(), run_opts.begin(), run_opts.end());
     auto more = split_args(guest_run);
     args.insert(args.end(), more.begin(), more.end());
     return args;
@@ -153,7 +155,7 @@ int cmd_compare_kernels(const CompareArgs& c, const KernelAbArgs& k, const std::
     if (!c.fail_if_slower.empty()) fail_pct = parse_number("--fail-if-slower", c.fail_if_slower, 0, 1e6);
     auto out = plan_outputs(c.common.format, c.common.exports, c.common.json, report::Subject::Compare);
     if (!c.common.no_save) require_saveable(c.db);
-    auto args = guest_run_args(c.common.tests, k.guest_run);
+    auto args = guest_run_args(c.common.tests, k.guest_run, run_words(c.common, kRun));
     auto plan_a = lab::plan_boot(boot_spec(k.kernel_a, k.append_a, k.modprobe_a, k.machine, args));
     auto plan_b = lab::plan_boot(boot_spec(k.kernel_b, k.append_b, k.modprobe_b, k.machine, args));
     lab::Booter boot_a(std::move(plan_a)), boot_b(std::move(plan_b));

@@ -79,8 +79,8 @@ TEST_F(BootInput, BadOptionsAreRefused) {
     expect_one_line(run_cli({"compare", "--kernel-a", k, "--boots", "2", "cpuid"}), 2, "needs --kernel-a and --kernel-b");
     expect_one_line(run_cli({"compare", "--kernel-a", k, "--kernel-b", k, "--boots", "2", "cpuid"}), 2, "same kernel");
     expect_one_line(run_cli({"compare", "--kernel-a", k, "--kernel-b", k, "--append-b", "x", "cpuid"}), 2, "--boots");
-    expect_one_line(run_cli({"compare", "--kernel-a", k, "--kernel-b", k, "--append-b", "x", "--boots", "2", "-n", "64",
-                             "cpuid"}), 2, "--guest-run");
+    expect_one_line(run_cli({"compare", "--kernel-a", k, "--kernel-b", k, "--append-b", "x", "--boots", "2", "--rounds",
+                             "4", "cpuid"}), 2, "--rounds does not apply to --kernel-a/--kernel-b");
 }
 
 TEST_F(BootInput, BisectStepStopsTheBisectionOnItsOwnBadInput) {

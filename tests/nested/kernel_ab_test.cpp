@@ -48,7 +48,7 @@ protected:
 
 TEST_F(KernelAb, TwoCommandLinesTwoBootsASideTheBootIsTheUnit) {
     auto r = cli({"compare", "--kernel-a", kernel_, "--append-a", "mitigations=off", "--kernel-b", kernel_,
-                  "--append-b", "mitigations=auto", "--boots", "2", "--guest-run", kGuestRun, "--label", "ab",
+                  "--append-b", "mitigations=auto", "--boots", "2", "-n", "64", "-r", "3", "--sessions", "1", "--label", "ab",
                   "--json", temp_path("ab.json"), "cpuid"});
     ASSERT_EQ(r.rc, 0) << r.err;
     for (int i = 1; i <= 4; ++i) EXPECT_NE(r.err.find("boot " + std::to_string(i) + " of 4"), std::string::npos) << r.err;
