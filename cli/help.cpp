@@ -23,6 +23,12 @@ const std::map<std::string, std::string, std::less<>>& placeholders() {
         {"refs", "REF"}, {"rounds", "N"}, {"runs", "K"}, {"seed", "N"}, {"shell", "SHELL"}, {"since", "DATE"},
         {"sort", "KEY"}, {"target", "PCT"}, {"test", "TEST"}, {"tests", "TEST"}, {"than", "MICROSECONDS"},
         {"time-budget", "DURATION"}, {"traces", "FILE"}, {"vcpu", "N"}, {"vs", "FILE"},
+        // exitbench boot, compare --kernel-a/-b, bisect-step
+        {"kernel", "IMAGE"}, {"kernel-a", "IMAGE"}, {"kernel-b", "IMAGE"}, {"append", "ARGS"}, {"append-a", "ARGS"},
+        {"append-b", "ARGS"}, {"modprobe", "'MODULE P=V ...'"}, {"modprobe-a", "'MODULE P=V ...'"},
+        {"modprobe-b", "'MODULE P=V ...'"}, {"initrd", "FILE"}, {"modules", "DIR"}, {"accel", "auto|kvm|tcg"},
+        {"cpus", "N"}, {"memory", "MIB"}, {"boot-timeout", "DURATION"}, {"boots", "N"}, {"guest-run", "OPTIONS"},
+        {"good", "LABEL"}, {"args", "ARG"},
     };
     return m;
 }
@@ -88,6 +94,10 @@ const std::map<std::string, std::vector<std::string>, std::less<>>& examples() {
         {"profile import", {"exitbench profile import perf.data -o peer.trace",
                             "exitbench profile import /tmp/perf.data.guest --output nested.trace"}},
         {"profile cleanup", {"exitbench profile cleanup", "sudo exitbench profile cleanup"}},
+        {"boot", {"exitbench boot --kernel /boot/vmlinuz-6.1.0-57-amd64 -- run cpuid -n 64 --sessions 1",
+                  "exitbench boot --kernel bzImage --append 'spectre_bhi=off' --modprobe 'kvm_amd avic=1' --label bhi-off -- run cpuid"}},
+        {"bisect-step", {"exitbench bisect-step --good good --kernel arch/x86/boot/bzImage --boots 3 --fail-if-slower 2 cpuid",
+                         "exitbench bisect-step --good v6.12 --kernel bzImage --modules /tmp/mods/lib/modules/6.13.0 --guest-run '-n 64' cpuid"}},
     };
     return m;
 }

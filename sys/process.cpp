@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -30,8 +31,12 @@ void sleep_ms(long ms) {
 }
 
 // In the child: only async-signal-safe calls until exec.
-[[noreturn]] void exec_child(const Spawn& s, char* const* argv) {
+[[noreturn]] void exec_child(const Spawn& s, char* const* argv, pid_t parent) {
     setpgid(0, 0);
+    // Its own group keeps a terminal's Ctrl-C away from it; should exitbench
+    // die without killing it (a second Ctrl-C, SIGKILL), it dies too.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(126);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -66,9 +71,10 @@ ProcessEnd run_process(const Spawn& s, double timeout_s, const std::atomic<bool>
     std::vector<char*> argv;
     for (auto& w : words) argv.push_back(w.data());
     argv.push_back(nullptr);
+    pid_t self = getpid();
     pid_t pid = fork();
     if (pid < 0) throw HostError(std::string("cannot start ") + s.argv[0] + ": " + std::strerror(errno));
-    if (pid == 0) exec_child(s, argv.data());
+    if (pid == 0) exec_child(s, argv.data(), self);
     setpgid(pid, pid);  // both sides set it: no window where a kill misses the group
     ProcessEnd end;
     double deadline = timeout_s > 0 ? now_s() + timeout_s : 0;
