@@ -27,14 +27,13 @@ AbRuns run_boots(const std::vector<int>& order, const std::function<BootOutcome(
             if (observer.done) observer.done(a, o);
             spent += o.seconds;
             ++finished;
+            bool kept = o.ok() && o.report;  // a boot that finished counts, interrupt or not
+            if (kept) out.sides[side].push_back(std::move(*o.report));
             if (o.interrupted || interrupt.load()) {
                 out.interrupted = true;
                 break;
             }
-            if (o.ok() && o.report) {
-                out.sides[side].push_back(std::move(*o.report));
-                break;
-            }
+            if (kept) break;
             if (attempt == 1)
                 out.short_sides.push_back(fmt::format("{}: one boot short: boot {} of {} failed twice ({})",
                                                       side ? "B" : "A", i + 1, order.size(), o.failure));

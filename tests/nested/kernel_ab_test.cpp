@@ -4,6 +4,7 @@
 // there is no qemu-system-x86_64 or /boot/vmlinuz-*.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -34,7 +35,8 @@ protected:
         if (kernel_.empty()) GTEST_SKIP() << "no /boot/vmlinuz-V with /lib/modules/V (install linux-image-amd64)";
     }
     CliResult cli(std::vector<std::string> args) {
-        args.insert(args.end(), {"--db", temp_path("history.db")});
+        auto end = std::find(args.begin(), args.end(), "--");  // after --, words are the guest's
+        args.insert(end, {"--db", temp_path("history.db")});
         CliOptions o;
         o.timeout_s = 600;
         o.env = {"TMPDIR=" + dir().string()};  // the scratch directories go with the test's
