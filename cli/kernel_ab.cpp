@@ -67,7 +67,7 @@ lab::AbRuns boot_in_turn(const std::vector<lab::Booter*>& booters, const std::ve
     };
     obs.done = [&](const lab::BootAttempt& a, const lab::BootOutcome& o) {
         fmt::print(stderr, "exitbench: boot {}{} ({}): {}{}\n", a.slot, a.retry ? " (retry)" : "",
-                   names[size_t(a.side)].substr(0, 1), boot_line(booters[size_t(a.side)]->plan(), o),
+                   names[size_t(a.side)].substr(0, names[size_t(a.side)].find(':')), boot_line(booters[size_t(a.side)]->plan(), o),
                    o.ok() || a.retry || o.interrupted ? "" : "; retrying once");
     };
     return lab::run_boots(order, [&](int side) { return booters[size_t(side)]->boot(interrupt); }, interrupt, obs);
