@@ -147,7 +147,7 @@ BootOutcome Booter::boot(const std::atomic<bool>& interrupt) {
     std::string run = dir_.file("boot");
     std::error_code ec;
     fs::remove_all(run, ec);
-    fs::create_directories(run);
+    if (fs::create_directories(run, ec); ec) throw HostError(fmt::format("cannot make {}: {}", run, ec.message()));
     std::vector<std::string> argv = {plan_.qemu};
     if (plan_.hardware) argv.insert(argv.end(), {"-accel", "kvm", "-cpu", "host"});
     else argv.insert(argv.end(), {"-accel", s.cpus > 1 ? "tcg,thread=single" : "tcg", "-cpu", kSvmCpu});
