@@ -1,5 +1,6 @@
 #include "profile/record.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
@@ -153,6 +154,9 @@ struct Recorder::Impl {
         else if (n == "kvm_msr") f = {EventType::Msr, fld("ecx"), fld("write")};
         else if (n == "kvm_userspace_exit") f = {EventType::UserspaceExit, fld("reason")};
         else if (n == "kvm_emulate_insn") f = {EventType::EmulateInsn, fld("rip"), fld("failed")};
+        else if (n == "kvm_cpuid") f = {EventType::Cpuid, fld("function"), fld("index")};
+        else if (n == "kvm_apic_ipi") f = {EventType::ApicIpi, fld("icr_low"), fld("dest_id")};
+        else if (n == "kvm_apic_accept_irq") f = {EventType::AcceptIrq, fld("vec"), fld("apicid")};
         return fields.emplace(ev->id, f).first->second;
     }
 
@@ -301,6 +305,11 @@ void Recorder::start() {
         write("set_event_pid", tids);
         tracefs_option_enable(im.inst, TRACEFS_OPTION_EVENT_FORK);
     }
+    auto& avail = im.result.available;
+    for (const auto& [event, filter] : im.opt.filters)
+        if (std::find(avail.begin(), avail.end(), event) != avail.end() &&
+            tracefs_event_file_write(im.inst, "kvm", event.c_str(), "filter", filter.c_str()) < 0)
+            throw std::runtime_error(fmt::format("cannot set the filter '{}' on kvm:{}", filter, event));
     for (const auto& t : im.result.available)
         if (tracefs_event_enable(im.inst, "kvm", t.c_str()) < 0)
             throw std::runtime_error("cannot enable kvm:" + t);
