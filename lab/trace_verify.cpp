@@ -52,6 +52,7 @@ TraceMatch trace_match(const suite::TraceKey& key, const std::vector<uint64_t>& 
     case K::AcceptIrq: return {{EventType::AcceptIrq}, {}};
     case K::Emulate: return {{EventType::EmulateInsn}, rips.empty() ? std::vector<uint64_t>{~0ull} : rips};
     case K::NoExit: return {kExitEvents, {}};
+    case K::HostFault: return {{EventType::HostFault}, {}};
     case K::None: break;
     }
     return {};
@@ -88,6 +89,7 @@ std::string trace_key_name(const suite::TraceKey& key) {
     case K::AcceptIrq: return "kvm_apic_accept_irq";
     case K::Emulate: return "emulated";
     case K::NoExit: return "no exit tracepoint";
+    case K::HostFault: return "host page fault";
     case K::None: break;
     }
     return "none";
@@ -109,6 +111,10 @@ void apply_trace_check(suite::TestResult& r, const suite::TestSpec& t, uint64_t 
     if (t.trace.event == suite::TraceKey::Emulate)
         r.exits.note = "kvm_pvm emulates guest CPL0 code: the trace counts the body's instruction in KVM's "
                        "emulator, which is where this backend handles it, not a hardware exit";
+    else if (t.trace.event == suite::TraceKey::HostFault)
+        r.exits.note = "kvm_pvm emulates the guest's write and performs it through the host mapping: the first "
+                       "touch faults in the host kernel (exceptions:page_fault_kernel), not in KVM's MMU "
+                       "(kvm_page_fault does not fire), so the trace counts the host fault";
     else if (t.trace.per_iter)
         r.exits.note = fmt::format("the trace counts {} per iteration of the expected {}", trace_key_name(t.trace),
                                    t.expect.describe());
@@ -149,6 +155,8 @@ void trace_and_judge(std::vector<Todo>& todo, const vmm::HostFacts& host,
     o.tracepoints = {"kvm_msr", "kvm_pio", "kvm_mmio", "kvm_cpuid", "kvm_apic_ipi", "kvm_apic_accept_irq"};
     std::vector<uint64_t> rips;
     for (const auto& d : todo) rips.insert(rips.end(), d.rips.begin(), d.rips.end());
+    if (std::any_of(todo.begin(), todo.end(), [](const Todo& d) { return d.test->trace.event == suite::TraceKey::HostFault; }))
+        o.tracepoints.push_back("page_fault_kernel");
     // Only with a filter: unfiltered it fires on every instruction a software backend emulates.
     if (!rips.empty()) {
         o.tracepoints.push_back("kvm_emulate_insn");
@@ -189,6 +197,8 @@ void verify_by_trace(std::vector<suite::TestResult>& results, const vmm::HostFac
     for (auto& r : results) {
         const auto* t = suite::find_test(r.name);
         if (!wants_trace(r, t)) continue;
+        // Only a software backend's emulator faults in the host kernel on the guest's behalf.
+        if (t->trace.event == suite::TraceKey::HostFault && host.backend != vmm::Backend::Pvm) continue;
         Todo d{&r, t, {}};
         if (t->trace.event == suite::TraceKey::Emulate) {
             std::string why;

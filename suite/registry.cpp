@@ -203,7 +203,7 @@ std::vector<TestSpec> beyond_kut_tests() {
          .body = "pause", .expect = no_exit(), .trace = traced_emulated({0xf3, 0x90})},
         {.name = "npf_first_touch",
          .summary = "write to a page the host just unmapped: an EPT/NPT violation and a host fault",
-         .body = "npf_first_touch", .expect = kernel_exits(1), .fixture = npf_fixture(),
+         .body = "npf_first_touch", .expect = kernel_exits(1), .trace = traced_host_fault(1), .fixture = npf_fixture(),
          .max_iterations = abi::kNpfBytes / 4096},
         {.name = "string_pio_to_user", .summary = "REP INSB of 8 bytes from the VMM's port: one exit",
          .body = "string_pio_to_user", .expect = user_io_exits(1)},

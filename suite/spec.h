@@ -55,7 +55,7 @@ inline Expect user_msr_exits(double n) { return {ExitKind::UserMsr, n, false, {}
 // The kvm tracepoint hit that is this test's exit, where one names it: how the
 // exits are verified where the stats fd cannot count them (kvm_pvm).
 struct TraceKey {
-    enum Event { None, Msr, Pio, Mmio, Cpuid, ApicIpi, AcceptIrq, Emulate, NoExit } event = None;
+    enum Event { None, Msr, Pio, Mmio, Cpuid, ApicIpi, AcceptIrq, Emulate, NoExit, HostFault } event = None;
     // kvm_msr.ecx, kvm_pio.port, kvm_mmio.gpa, kvm_cpuid.function. ApicIpi and
     // AcceptIrq count every hit (the VM has only the test's interrupts).
     uint64_t key = 0;
@@ -77,6 +77,10 @@ inline TraceKey traced_emulated(std::vector<uint8_t> opcode, uint32_t per_iter =
 }
 // A test that must not exit: none of the exit tracepoints fires in its batch.
 inline TraceKey traced_no_exit() { return {TraceKey::NoExit, 0}; }
+// A host page fault taken in kernel mode, `per_iter` an iteration: where a
+// software backend's emulator performs the guest's access through the host
+// mapping (kvm_pvm), a first touch faults there instead of in KVM's MMU.
+inline TraceKey traced_host_fault(uint32_t per_iter) { return {TraceKey::HostFault, 0, {}, per_iter}; }
 
 // What the host offers, for deciding skips.
 struct HostContext {
