@@ -83,7 +83,7 @@ struct Commands {
     CLI::App app{"exitbench: what does one VM exit cost? A KVM VM-exit laboratory."};
     std::string device = "/dev/kvm";
     bool list_all = false, list_kut = false;
-    CLI::App *list, *env, *recipe, *recipe_run, *compare, *run, *completion, *calibrate, *boot;
+    CLI::App *list, *env, *recipe, *recipe_run, *recipe_show, *compare, *run, *completion, *calibrate, *boot;
     BootArgs boot_args;
     KernelAbArgs kernel_ab;
     BisectArgs bisect_args;
@@ -93,7 +93,7 @@ struct Commands {
     HistoryCommands history;
     ImportArgs import_args;
     ImportCommands import;
-    std::string recipe_name;
+    std::string recipe_name, recipe_show_name;
     CompareArgs recipe_args, compare_args;
     CalibrateArgs calibrate_args;
     ProfileArgs profile_args;
@@ -142,6 +142,9 @@ struct Commands {
         recipe = app.add_subcommand("recipe", "known experiments (BHI SPEC_CTRL, EFER switching, IPI paths) as ready comparisons");
         recipe->require_subcommand(1);
         recipe->add_subcommand("list", "list the recipes and the question each answers")->allow_extras(false);
+        recipe_show = recipe->add_subcommand("show", "one recipe: its question, the seed's figures, configurations, "
+                                                     "preconditions (checked here) and the manual steps left");
+        recipe_show->add_option("name", recipe_show_name, "the recipe (see 'recipe list')")->required();
         recipe_run = recipe->add_subcommand("run", "run one recipe: its configurations compared, interleaved");
         recipe_run->add_option("name", recipe_name, "the recipe (see 'recipe list')")->required();
         add_compare_options(*recipe_run, recipe_args);
@@ -307,6 +310,7 @@ int dispatch(Commands& c) {
         return cmd_import(c.import, c.import_args, g_interrupted);
     }
     if (*c.report.merge) return cmd_report_merge(c.merge_args);
+    if (*c.recipe_show) return cmd_recipe_show(c.device, c.recipe_show_name);
     if (*c.recipe && !*c.recipe_run) return cmd_recipe_list();
     g_polling.store(true);
     if (*c.recipe_run) return cmd_recipe_run(c.device, c.recipe_name, c.recipe_args, g_interrupted);

@@ -352,6 +352,11 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
         if (!a.host_profile.empty()) host = start_compare_host_profiler(a.host_profile);
         doc.report = run_live(device, a, alpha, interrupt, doc.header, ran, host.get());
     }
+    if (a.recipe_unmet) {
+        auto reasons = *a.recipe_unmet;
+        for (auto& w : suite::knob_warnings(doc.report)) reasons.push_back(std::move(w));
+        suite::mark_not_answerable(doc.report, std::move(reasons));
+    }
     // The HTML export gets the differential flame graphs; the tables follow
     // a table on stdout, beside any other format they go to stderr (as run's).
     double tsc_mhz = ran.rounds.empty() || ran.rounds[0].empty() ? 0 : ran.rounds[0][0].host.tsc_mhz;

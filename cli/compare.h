@@ -20,6 +20,9 @@ struct CompareArgs {
     std::string db, against;           // history: --db, --against last
     std::string rounds, time_budget, precision, fail_if_slower, alpha = "0.05", seed;
     std::string host_profile;          // --host-profile[=HZ] (cli/compare_host_profile.h)
+    // recipe run: its unmet preconditions; with those, or with a knob the
+    // guest did not read back, the report answers "not answerable" instead.
+    std::optional<std::vector<std::string>> recipe_unmet;
 };
 
 void add_compare_options(CLI::App& cmd, CompareArgs& a);

@@ -9,17 +9,65 @@
 #include "cli/emit.h"
 #include "cli/errors.h"
 #include "cli/suggest.h"
+#include "lab/recipe_check.h"
+#include "lab/run.h"
+#include "suite/registry.h"
 
 namespace eb::cli {
 
 using nlohmann::json;
-
 
 std::vector<Recipe> recipes() {
     std::vector<Recipe> out;
     for (const auto& [file, text] : recipe_files()) out.push_back(parse_recipe(text, file));
     return out;
 }
+
+uint32_t max_smp(const Recipe& r, const std::string& common_smp) {
+    auto number = [](const std::string& v) -> uint32_t {
+        try {
+            return uint32_t(std::stoul(v));
+        } catch (const std::exception&) {
+            return 1;  // plan_config rejects it before anything runs
+        }
+    };
+    uint32_t n = common_smp.empty() ? 1 : number(common_smp);
+    for (const auto& t : r.tests)
+        if (const auto* spec = suite::find_test(t)) n = std::max(n, spec->min_vcpus);
+    for (const auto& c : r.configs)
+        for (size_t i = 0; i < c.args.size(); ++i) {
+            const auto& w = c.args[i];
+            if (w == "--smp" && i + 1 < c.args.size()) n = std::max(n, number(c.args[i + 1]));
+            else if (w.rfind("--smp=", 0) == 0) n = std::max(n, number(w.substr(6)));
+        }
+    return n;
+}
+
+namespace {
+
+const Recipe& find_recipe(const std::vector<Recipe>& all, const std::string& name) {
+    std::vector<std::string> names;
+    for (const auto& x : all) {
+        if (x.name == name) return x;
+        names.push_back(x.name);
+    }
+    auto s = suggest(name, names);
+    throw UsageError(fmt::format("unknown recipe '{}'{}; 'exitbench recipe list' shows them", name,
+                                 s ? fmt::format(" (did you mean '{}'?)", *s) : ""));
+}
+
+std::vector<lab::NeedCheck> check_here(const Recipe& r, const std::string& device, const std::string& smp) {
+    auto sys = lab::open_kvm(device);
+    return lab::check_needs(r.needs, max_smp(r, smp), lab::probe_recipe_host(sys.supported_cpuid()));
+}
+
+std::string check_line(const lab::NeedCheck& c) {
+    std::string seen = c.seen.empty() ? "" : fmt::format(" [{}]", c.seen);
+    if (c.unmet) return fmt::format("  unmet  {}: {}{}\n", c.need, *c.unmet, seen);
+    return fmt::format("  met    {}: {}{}\n", c.need, c.what, seen);
+}
+
+} // namespace
 
 int cmd_recipe_list() {
     for (const auto& r : recipes()) {
@@ -31,33 +79,59 @@ int cmd_recipe_list() {
     return kOk;
 }
 
+int cmd_recipe_show(const std::string& device, const std::string& name) {
+    auto all = recipes();
+    const auto& r = find_recipe(all, name);
+    std::string out = fmt::format("recipe {}\n\nquestion: {}\n", r.name, r.question);
+    if (!r.seed.empty()) out += fmt::format("\nseed: {}\n", r.seed);
+    for (const auto& f : r.figures) out += fmt::format("  {}\n", f);
+    out += fmt::format("\ntests: {}\nconfigurations (run here, interleaved):\n", fmt::join(r.tests, ", "));
+    for (const auto& c : r.configs) out += fmt::format("  '{}': {}\n", c.label, fmt::join(c.args, " "));
+    out += "\npreconditions:\n";
+    try {
+        for (const auto& c : check_here(r, device, "")) out += check_line(c);
+    } catch (const std::exception& e) {
+        for (const auto& n : r.needs)
+            out += fmt::format("  {}: {}\n", n, lab::need_description(n).value_or("unknown precondition"));
+        out += fmt::format("  (not checked on this host: {})\n", e.what());
+    }
+    if (!r.manual.empty()) out += "\nmanual steps left:\n";
+    for (const auto& m : r.manual) out += fmt::format("  - {}\n", m);
+    fmt::print("{}", out);
+    return kOk;
+}
+
 int cmd_recipe_run(const std::string& device, const std::string& name, const CompareArgs& opts,
                    const std::atomic<bool>& interrupt) {
     auto all = recipes();
-    const Recipe* r = nullptr;
-    std::vector<std::string> names;
-    for (const auto& x : all) {
-        names.push_back(x.name);
-        if (x.name == name) r = &x;
-    }
-    if (!r) {
-        auto s = suggest(name, names);
-        throw UsageError(fmt::format("unknown recipe '{}'{}; 'exitbench recipe list' shows them", name,
-                                     s ? fmt::format(" (did you mean '{}'?)", *s) : ""));
-    }
+    const auto& r = find_recipe(all, name);
     // A recipe is a ready-made `compare`: its configurations run interleaved.
     // (The options that would override them do not exist on `recipe run`.)
     CompareArgs c = opts;
-    c.common.tests = r->tests;
-    for (const auto& cfg : r->configs) c.preset.emplace_back(cfg.label, cfg.args);
+    c.common.tests = r.tests;
+    for (const auto& cfg : r.configs) c.preset.emplace_back(cfg.label, cfg.args);
     // Its outputs are checked before its header prints: a bad --format is one line.
     plan_outputs(opts.common.format, opts.common.exports, opts.common.json, report::Subject::Compare);
     // Above a report for people; on stderr where stdout is for a parser (JSON, KTAP, JUnit, ...).
     const auto& f = opts.common.format;
     FILE* out = f == "table" || f == "text" || f == "markdown" ? stdout : stderr;
-    fmt::print(out, "recipe {}: {}\n", r->name, r->question);
-    if (!r->seed.empty()) fmt::print(out, "seed: {}\n", r->seed);
+    fmt::print(out, "recipe {}: {}\n", r.name, r.question);
+    if (!r.seed.empty()) fmt::print(out, "seed: {}\n", r.seed);
+    auto checks = check_here(r, device, opts.common.smp);
+    std::vector<std::string> unmet;
+    fmt::print(out, "preconditions:\n");
+    for (const auto& k : checks) {
+        fmt::print(out, "{}", check_line(k));
+        if (k.unmet) unmet.push_back(*k.unmet);
+    }
+    // Unanswerable already: one round still reads each configuration's knobs back.
+    if (!unmet.empty() && c.rounds.empty() && c.time_budget.empty()) {
+        c.rounds = "1";
+        fmt::print(out, "a precondition is unmet: one round runs, to read each configuration's knobs back; no verdict\n");
+    }
+    c.recipe_unmet = unmet;
     std::cout << std::flush;
+    fflush(out);
     return cmd_compare(device, c, interrupt);
 }
 

@@ -19,9 +19,15 @@ struct Recipe {
         std::vector<std::string> args;  // `run` options
     };
     std::string name, question, seed;
+    std::vector<std::string> figures;  // the seed's own figures, as it gives them
+    std::vector<std::string> needs;    // preconditions (lab/recipe_check.h)
     std::vector<std::string> tests;
     std::vector<Config> configs;
+    std::vector<std::string> manual;   // the seed's steps exitbench cannot run here (host kernels, boots)
 };
+
+// The largest --smp among the configurations and `common` (1 without any).
+uint32_t max_smp(const Recipe& r, const std::string& common_smp);
 
 // The embedded files: (file name, JSON text). Generated.
 const std::vector<std::pair<const char*, const char*>>& recipe_files();
@@ -30,6 +36,9 @@ Recipe parse_recipe(const std::string& text, const std::string& file);
 std::vector<Recipe> recipes();
 
 int cmd_recipe_list();
+// The question, the seed's figures, the configurations, the preconditions
+// (checked here when /dev/kvm opens) and the manual steps left.
+int cmd_recipe_show(const std::string& device, const std::string& name);
 // `opts`: run and compare options from the command line, for every configuration.
 int cmd_recipe_run(const std::string& device, const std::string& name, const CompareArgs& opts,
                    const std::atomic<bool>& interrupt);

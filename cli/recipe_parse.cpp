@@ -17,6 +17,12 @@ Recipe parse_recipe(const std::string& text, const std::string& file) {
         r.name = j.at("name").get<std::string>();
         r.question = j.at("question").get<std::string>();
         r.seed = j.value("seed", "");
+        auto strings = [&](const char* key) {
+            return j.contains(key) ? j.at(key).get<std::vector<std::string>>() : std::vector<std::string>{};
+        };
+        r.figures = strings("figures");
+        r.needs = strings("needs");
+        r.manual = strings("manual");
         r.tests = j.at("tests").get<std::vector<std::string>>();
         for (const auto& c : j.at("configs"))
             r.configs.push_back({c.at("label").get<std::string>(), c.at("args").get<std::vector<std::string>>()});

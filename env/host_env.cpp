@@ -44,16 +44,17 @@ void add_dir(Facts& out, const std::string& prefix, const fs::path& dir) {
     for (const auto& f : files) out.emplace_back(prefix + "." + f.filename().string(), slurp(f));
 }
 
-std::string host_spec_ctrl(int cpu) {
+// One MSR of one CPU through the msr driver, as text.
+std::string host_msr(int cpu, uint32_t index) {
     std::string path = fmt::format("/dev/cpu/{}/msr", cpu);
     sys::Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (!fd.valid())
         return unreadable(path + ": " + std::strerror(errno) +
                           (errno == ENOENT ? " (the msr module is not loaded)" : ""));
     uint64_t v = 0;
-    ssize_t n = ::pread(fd.get(), &v, sizeof v, 0x48);
+    ssize_t n = ::pread(fd.get(), &v, sizeof v, index);
     int e = errno;
-    if (n != sizeof v) return unreadable(path + " offset 0x48: " + std::strerror(n < 0 ? e : EIO));
+    if (n != sizeof v) return unreadable(fmt::format("{} offset {:#x}: {}", path, index, std::strerror(n < 0 ? e : EIO)));
     return fmt::format("{:#x}", v);
 }
 
@@ -117,7 +118,14 @@ Facts capture(const vmm::HostFacts& host) {
     f.emplace_back("cpu.isolated", slurp("/sys/devices/system/cpu/isolated"));
     f.emplace_back("cpu.nohz_full", slurp("/sys/devices/system/cpu/nohz_full"));
     for (int c = 0; c < host.host_cpus; ++c)
-        f.emplace_back(fmt::format("msr.spec_ctrl.cpu{}", c), host_spec_ctrl(c));
+        f.emplace_back(fmt::format("msr.spec_ctrl.cpu{}", c), host_msr(c, 0x48));
+    // EFER switching (recipe efer-switch): the host's EFER, and whether VMX
+    // can load it on entry and exit (the allowed-1 halves of the TRUE controls).
+    f.emplace_back("msr.efer.cpu0", host_msr(0, 0xc0000080));
+    if (host.backend == vmm::Backend::Vmx) {
+        f.emplace_back("msr.vmx_true_entry_ctls.cpu0", host_msr(0, 0x490));
+        f.emplace_back("msr.vmx_true_exit_ctls.cpu0", host_msr(0, 0x48f));
+    }
     return f;
 }
 

@@ -12,9 +12,9 @@ namespace {
 constexpr size_t kRawHeader = 2;
 
 // Root-first names of one raw stack.
-std::vector<std::string> name_stack(const std::vector<uint64_t>& raw, profile::Symbolizer& sym) {
+std::vector<std::string> name_stack(const std::vector<uint64_t>& raw, profile::Symbolizer& sym, const char* guest) {
     auto mode = static_cast<profile::CpuMode>(raw[0]);
-    if (mode == profile::CpuMode::GuestKernel || mode == profile::CpuMode::GuestUser) return {profile::kGuestFrame};
+    if (mode == profile::CpuMode::GuestKernel || mode == profile::CpuMode::GuestUser) return {guest};
     size_t kernel_frames = raw[1];
     std::vector<std::string> out;
     for (size_t i = raw.size(); i-- > kRawHeader;) {
@@ -26,7 +26,10 @@ std::vector<std::string> name_stack(const std::vector<uint64_t>& raw, profile::S
 
 } // namespace
 
-HostProfiler::HostProfiler(uint32_t frequency_hz) : hz_(frequency_hz) { profile::HostSampler::probe(hz_); }
+HostProfiler::HostProfiler(uint32_t frequency_hz)
+    : hz_(frequency_hz), counts_unavailable_(profile::host_counting_unavailable()) {
+    event_ = profile::HostSampler::choose(hz_, fallback_why_);  // after fallback_why_ exists
+}
 
 HostProfiler::~HostProfiler() = default;
 
@@ -35,8 +38,13 @@ void HostProfiler::test_starting(const std::string& test) {
     current_ = {};
     current_.test = test;
     current_.frequency_hz = hz_;
-    sampling_ = false;
-    sampler_ = std::make_unique<profile::HostSampler>(hz_, [this](const profile::HostSample& s) { record(s); });
+    current_.event = profile::sample_event_name(event_);
+    current_.fallback_why = fallback_why_;
+    current_.counts_unavailable = counts_unavailable_.value_or("");
+    sampling_ = counting_ = false;
+    sampler_ = std::make_unique<profile::HostSampler>(
+        hz_, [this](const profile::HostSample& s) { record(s); }, event_);
+    if (!counts_unavailable_) counter_ = std::make_unique<profile::HostCounter>();
 }
 
 // Called under the sampler's lock, one sample at a time.
@@ -55,9 +63,19 @@ void HostProfiler::record(const profile::HostSample& s) {
     ++raw_[raw];
 }
 
-// Even batches are sampled, odd ones are not: the reference for the overhead.
+// Even batches are sampled, odd ones are not: the reference for the
+// overhead, and where the host's instructions and cycles are counted.
 bool HostProfiler::batch_starting(uint32_t index, const std::vector<pid_t>& vcpu_tids) {
-    sampling_ = false;
+    sampling_ = counting_ = false;
+    if (index % 2 && counter_) {
+        try {
+            counter_->start(vcpu_tids);
+            counting_ = true;
+        } catch (const std::exception& e) {
+            current_.counts_unavailable = e.what();
+            counter_.reset();
+        }
+    }
     if (!sampler_ || index % 2) return false;
     try {
         sampler_->enable(vcpu_tids);
@@ -78,14 +96,20 @@ void HostProfiler::batch_ended(uint64_t cycles, uint64_t iterations) {
         sampler_->disable();
         current_.sampled_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - batch_start_).count();
     }
+    profile::HostCounts counted;
+    if (counting_) counter_->stop(counted, iterations);
     if (cycles && iterations) {  // a batch that completed
+        if (counting_) {
+            if (!current_.host_counts) current_.host_counts.emplace();
+            *current_.host_counts += counted;
+        }
         auto& b = sampling_ ? current_.sampled : current_.plain;
         b.count += 1;
         b.iterations += iterations;
         b.cycles += double(cycles);
         current_.max_batch_iterations = std::max(current_.max_batch_iterations, iterations);
     }
-    sampling_ = false;
+    sampling_ = counting_ = false;
 }
 
 void HostProfiler::test_ended(const std::string& test) {
@@ -96,6 +120,7 @@ void HostProfiler::test_ended(const std::string& test) {
         sampler_.reset();  // closes the events: nothing samples past this test
         finish_test();
     }
+    counter_.reset();
     current_.test = test;
     auto [it, fresh] = done_.try_emplace(test);
     if (fresh) {
@@ -111,7 +136,10 @@ void HostProfiler::test_ended(const std::string& test) {
 void HostProfiler::finish_test() {
     if (!symbols_) symbols_ = profile::Symbolizer::for_this_process();
     for (const auto& [raw, n] : raw_)
-        if (raw.size() > kRawHeader) current_.add(name_stack(raw, *symbols_), n);
+        if (raw.size() > kRawHeader)
+            current_.add(name_stack(raw, *symbols_, event_ == profile::SampleEvent::Cycles ? profile::kGuestFrame
+                                                                                         : profile::kGuestOrIrqsOffFrame),
+                         n);
 }
 
 std::vector<profile::TestHostProfile> HostProfiler::profiles() const {

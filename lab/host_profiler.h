@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "profile/host_counter.h"
 #include "profile/host_profile.h"
 #include "profile/host_sampler.h"
 #include "profile/symbols.h"
@@ -48,6 +49,11 @@ private:
     void finish_test();
 
     uint32_t hz_;
+    profile::SampleEvent event_ = profile::SampleEvent::CpuClock;
+    std::string fallback_why_;                    // why not hardware cycles
+    std::optional<std::string> counts_unavailable_;  // host counting: nullopt when it works
+    std::unique_ptr<profile::HostCounter> counter_;  // the running test's, on its unsampled batches
+    bool counting_ = false;
     std::optional<profile::Symbolizer> symbols_;  // read at the first test's end
     std::unique_ptr<profile::HostSampler> sampler_;
     std::map<RawStack, uint64_t> raw_;  // the running test's, filled by the sampler's reader

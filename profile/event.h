@@ -8,10 +8,10 @@
 namespace eb::profile {
 
 // Values are part of the trace file format: never renumber.
-enum class EventType : uint8_t { Exit = 1, Entry, Mmio, Pio, Msr, UserspaceExit, EmulateInsn, Lost };
+enum class EventType : uint8_t { Exit = 1, Entry, Mmio, Pio, Msr, UserspaceExit, EmulateInsn, Lost, Cpuid, ApicIpi, AcceptIrq, HostFault };
 
 inline constexpr uint8_t kFirstEventType = 1;
-inline constexpr uint8_t kLastEventType = 8;
+inline constexpr uint8_t kLastEventType = 12;
 
 constexpr bool valid_event_type(uint8_t t) { return t >= kFirstEventType && t <= kLastEventType; }
 
@@ -24,6 +24,10 @@ constexpr bool valid_event_type(uint8_t t) { return t >= kFirstEventType && t <=
 //   UserspaceExit  a = KVM_EXIT_* reason
 //   EmulateInsn    a = rip, b = failed
 //   Lost           a = events lost on `cpu` just before this point
+//   Cpuid          a = function (leaf), b = index (subleaf)
+//   ApicIpi        a = icr_low, b = dest_id
+//   AcceptIrq      a = vec, b = apicid
+//   HostFault      a = address, b = error_code (exceptions:page_fault_kernel)
 struct Event {
     uint64_t ts_ns;
     uint32_t tid;
@@ -54,6 +58,10 @@ constexpr std::string_view event_type_name(EventType t) {
     case EventType::UserspaceExit: return "kvm_userspace_exit";
     case EventType::EmulateInsn: return "kvm_emulate_insn";
     case EventType::Lost: return "lost";
+    case EventType::Cpuid: return "kvm_cpuid";
+    case EventType::ApicIpi: return "kvm_apic_ipi";
+    case EventType::AcceptIrq: return "kvm_apic_accept_irq";
+    case EventType::HostFault: return "page_fault_kernel";
     }
     return "invalid";
 }

@@ -28,6 +28,12 @@ void TestHostProfile::merge(const TestHostProfile& o) {
         mine->cycles += theirs->cycles;
     }
     sampled_seconds += o.sampled_seconds;
+    if (o.host_counts) {
+        if (!host_counts) host_counts.emplace();
+        *host_counts += *o.host_counts;
+    }
+    if (counts_unavailable.empty()) counts_unavailable = o.counts_unavailable;
+    if (!o.event.empty()) event = o.event, fallback_why = o.fallback_why;
     max_batch_iterations = std::max(max_batch_iterations, o.max_batch_iterations);
 }
 

@@ -3,9 +3,11 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "profile/host_counter.h"
 #include "profile/perf_ring.h"
 
 namespace eb::profile {
@@ -13,6 +15,11 @@ namespace eb::profile {
 // The frame of a sample taken while the vCPU was in guest mode: the host
 // kernel gives no host call chain for it.
 inline constexpr const char* kGuestFrame = "[guest]";
+// The same under cpu-clock: its hrtimer cannot interrupt host code that runs
+// with interrupts off (from VM exit to local_irq_enable() in vcpu_enter_guest:
+// the BHB clear, the SPEC_CTRL restore, the fastpath MSR writes), and KVM
+// marks the interrupt that exits the guest as the guest's.
+inline constexpr const char* kGuestOrIrqsOffFrame = "[guest mode, or host code with interrupts off]";
 
 struct TestHostProfile {
     std::string test;
@@ -20,7 +27,12 @@ struct TestHostProfile {
     uint64_t samples = 0;
     RingCounts counts;  // lost, throttled, malformed records
     uint32_t frequency_hz = 0;
+    std::string event = "cpu-clock";  // the sampling event (sample_event_name)
+    std::string fallback_why;         // why not hardware cycles, under cpu-clock
     uint32_t threads = 0;  // vCPU threads sampled
+    // Host-only instructions and cycles over the unsampled batches, or why none.
+    std::optional<HostCounts> host_counts;
+    std::string counts_unavailable;
     // The measured batches, alternately sampled and not (the overhead's reference).
     struct Batches {
         uint64_t count = 0, iterations = 0;

@@ -1,5 +1,6 @@
 #include "profile/host_sampler.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -21,12 +22,19 @@ namespace {
 // default perf_event_mlock_kb (516) of an unprivileged user for one vCPU.
 constexpr size_t kRingPages = 64;
 
-perf_event_attr sampling_attr(uint64_t period_ns) {
+perf_event_attr sampling_attr(uint64_t period_ns, SampleEvent event = SampleEvent::CpuClock, uint32_t hz = 0) {
     perf_event_attr a{};
     a.size = sizeof a;
-    a.type = PERF_TYPE_SOFTWARE;
-    a.config = PERF_COUNT_SW_CPU_CLOCK;
-    a.sample_period = period_ns;  // cpu-clock counts nanoseconds
+    if (event == SampleEvent::Cycles) {
+        a.type = PERF_TYPE_HARDWARE;
+        a.config = PERF_COUNT_HW_CPU_CYCLES;
+        a.freq = 1;  // the kernel adjusts the period to `hz` samples a second
+        a.sample_freq = std::max<uint32_t>(hz, 1);
+    } else {
+        a.type = PERF_TYPE_SOFTWARE;
+        a.config = PERF_COUNT_SW_CPU_CLOCK;
+        a.sample_period = period_ns;  // cpu-clock counts nanoseconds
+    }
     a.sample_type = kHostSampleType;
     a.disabled = 1;
     a.watermark = 1;
@@ -71,8 +79,11 @@ std::string open_error_text(int err, const std::string& paranoid_value) {
     }
 }
 
-HostSampler::HostSampler(uint32_t frequency_hz, Sink sink)
-    : period_ns_(1'000'000'000ull / std::max<uint32_t>(frequency_hz, 1)), sink_(std::move(sink)),
+const char* sample_event_name(SampleEvent e) { return e == SampleEvent::Cycles ? "cycles" : "cpu-clock"; }
+
+HostSampler::HostSampler(uint32_t frequency_hz, Sink sink, SampleEvent event)
+    : period_ns_(1'000'000'000ull / std::max<uint32_t>(frequency_hz, 1)), hz_(frequency_hz), event_(event),
+      sink_(std::move(sink)),
       reader_([this] { reader_loop(); }) {}
 
 HostSampler::~HostSampler() {
@@ -91,6 +102,18 @@ void HostSampler::probe(uint32_t frequency_hz) {
     if (!fd.valid()) throw_open_error(errno);
 }
 
+SampleEvent HostSampler::choose(uint32_t frequency_hz, std::string& why_not_cycles) {
+    auto a = sampling_attr(0, SampleEvent::Cycles, frequency_hz);
+    sys::Fd fd(perf_event_open(a, 0));
+    if (fd.valid()) return SampleEvent::Cycles;
+    int e = errno;
+    why_not_cycles = e == ENOENT || e == ENODEV || e == EOPNOTSUPP
+                         ? "no PMU"
+                         : fmt::format("perf_event_open refused the cycles event: {}", std::strerror(e));
+    probe(frequency_hz);
+    return SampleEvent::CpuClock;
+}
+
 void HostSampler::enable(const std::vector<pid_t>& tids) {
     std::lock_guard lk(mu_);
     const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
@@ -99,7 +122,7 @@ void HostSampler::enable(const std::vector<pid_t>& tids) {
         bool known = false;
         for (const auto& r : rings_) known = known || r.tid == tid;
         if (known) continue;
-        auto a = sampling_attr(period_ns_);
+        auto a = sampling_attr(period_ns_, event_, hz_);
         sys::Fd fd(perf_event_open(a, tid));
         if (!fd.valid()) {
             if (errno == ESRCH) continue;  // the thread has already ended

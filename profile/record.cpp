@@ -1,5 +1,6 @@
 #include "profile/record.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
@@ -101,6 +102,12 @@ struct Fields {
     tep_format_field *a = nullptr, *b = nullptr, *vcpu = nullptr, *flags = nullptr, *isa = nullptr;
 };
 
+// The one tracepoint outside the kvm system: a host page fault taken in
+// kernel mode (a software backend's emulator touching guest memory).
+const char* system_of(const std::string& tracepoint) {
+    return tracepoint == "page_fault_kernel" ? "exceptions" : "kvm";
+}
+
 uint64_t num(tep_format_field* f, tep_record* r) {
     unsigned long long v = 0;
     if (f) tep_read_number_field(f, r->data, &v);
@@ -155,6 +162,10 @@ struct Recorder::Impl {
         else if (n == "kvm_msr") f = {EventType::Msr, fld("ecx"), fld("write")};
         else if (n == "kvm_userspace_exit") f = {EventType::UserspaceExit, fld("reason")};
         else if (n == "kvm_emulate_insn") f = {EventType::EmulateInsn, fld("rip"), fld("failed")};
+        else if (n == "page_fault_kernel") f = {EventType::HostFault, fld("address"), fld("error_code")};
+        else if (n == "kvm_cpuid") f = {EventType::Cpuid, fld("function"), fld("index")};
+        else if (n == "kvm_apic_ipi") f = {EventType::ApicIpi, fld("icr_low"), fld("dest_id")};
+        else if (n == "kvm_apic_accept_irq") f = {EventType::AcceptIrq, fld("vec"), fld("apicid")};
         return fields.emplace(ev->id, f).first->second;
     }
 
@@ -246,11 +257,11 @@ Recorder::Recorder(RecordOptions opt) : impl_(std::make_unique<Impl>()) {
                                              "access to tracefs)", dir));
     if (im.opt.require_kvm)
         for (int pid : im.opt.pids) check_pid_is_kvm(pid);
-    const char* systems[] = {"kvm", nullptr};
+    const char* systems[] = {"kvm", "exceptions", nullptr};
     im.tep = tracefs_local_events_system(nullptr, systems);
     if (!im.tep) throw HostError("cannot read the kvm tracepoint formats (is the kvm module loaded?)");
     for (const auto& t : im.opt.tracepoints.empty() ? recorded_tracepoints() : im.opt.tracepoints)
-        (tep_find_event_by_name(im.tep, "kvm", t.c_str()) ? im.result.available : im.result.missing).push_back(t);
+        (tep_find_event_by_name(im.tep, system_of(t), t.c_str()) ? im.result.available : im.result.missing).push_back(t);
     if (im.result.available.empty()) throw HostError("this kernel has none of the kvm tracepoints");
     auto swept = sweep_stale_instances();
     for (const auto& n : swept.removed)
@@ -303,9 +314,14 @@ void Recorder::start() {
         write("set_event_pid", tids);
         tracefs_option_enable(im.inst, TRACEFS_OPTION_EVENT_FORK);
     }
+    auto& avail = im.result.available;
+    for (const auto& [event, filter] : im.opt.filters)
+        if (std::find(avail.begin(), avail.end(), event) != avail.end() &&
+            tracefs_event_file_write(im.inst, system_of(event), event.c_str(), "filter", filter.c_str()) < 0)
+            throw HostError(fmt::format("cannot set the filter '{}' on kvm:{}", filter, event));
     for (const auto& t : im.result.available)
-        if (tracefs_event_enable(im.inst, "kvm", t.c_str()) < 0)
-            throw HostError("cannot enable kvm:" + t);
+        if (tracefs_event_enable(im.inst, system_of(t), t.c_str()) < 0)
+            throw HostError(fmt::format("cannot enable {}:{}", system_of(t), t));
     tracefs_trace_on(im.inst);
     im.started = true;
 }

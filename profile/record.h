@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "profile/trace_file.h"
@@ -25,6 +26,10 @@ struct RecordOptions {
     // events cost the traced guest less (kvm_emulate_insn fires per emulated
     // instruction on software backends).
     std::vector<std::string> tracepoints;
+    // In-kernel filters, (tracepoint, ftrace filter expression): e.g.
+    // kvm_emulate_insn on the RIPs of interest only, so the others cost no
+    // ring-buffer record.
+    std::vector<std::pair<std::string, std::string>> filters;
 };
 
 struct RecordResult {

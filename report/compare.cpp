@@ -136,6 +136,7 @@ std::string render_comparison(const suite::ComparisonReport& c) {
     std::string out = fmt::format("level of the verdicts: the {} ({}; repeats inside one session are summarised "
                                   "by their median, never pooled)\n", suite::unit_name(c.unit), c.level_why);
     for (const auto& u : c.unseen) out += "not seen by these verdicts: " + u + "\n";
+    for (const auto& n : c.not_answerable) out += "not answerable on this host: " + n + "\n";
     out += family_line(c);
     const suite::TestComparison* control = nullptr;
     for (const auto& t : c.tests) {
@@ -161,7 +162,8 @@ json comparison_json(const suite::ComparisonReport& c) {
             {"unit", suite::unit_name(c.unit)}, {"level", suite::unit_name(c.unit)}, {"level_why", c.level_why},
             {"levels_not_seen", c.unseen}, {"family_size", c.family},
             {"expected_chance_verdicts_unadjusted", double(c.family) * c.alpha}, {"alpha", c.alpha}, {"tests", tests},
-            {"warnings", c.warnings}, {"advice", c.advice}, {"boot_ids", c.boot_ids}};
+            {"warnings", c.warnings}, {"advice", c.advice}, {"boot_ids", c.boot_ids},
+            {"not_answerable", c.not_answerable}};
 }
 
 } // namespace eb::report

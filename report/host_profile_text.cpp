@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "report/sanitize.h"
+#include "suite/registry.h"
 
 namespace eb::report {
 
@@ -29,10 +30,29 @@ std::vector<profile::FunctionShare> top_rows(const profile::TestHostProfile& p, 
     return rows;
 }
 
+// The host's own instructions and cycles, per iteration and per expected exit.
+std::string counts_line(const profile::TestHostProfile& p) {
+    if (!p.host_counts || !p.host_counts->iterations)
+        return fmt::format("  host-only instructions and cycles: {}\n",
+                           p.counts_unavailable.empty() ? "no unsampled batch counted" : p.counts_unavailable);
+    const auto& c = *p.host_counts;
+    double n = double(c.iterations);
+    std::string out = fmt::format("  host-only (exclude_guest) over {} unsampled batch(es): {:.0f} instructions, {:.0f} "
+                                  "cycles per iteration", c.batches, double(c.instructions) / n, double(c.cycles) / n);
+    const auto* t = suite::find_test(p.test);
+    if (t && t->expect.per_iter > 1)
+        out += fmt::format(" ({:.0f} instructions, {:.0f} cycles per exit)", double(c.instructions) / n / t->expect.per_iter,
+                           double(c.cycles) / n / t->expect.per_iter);
+    return out + "\n";
+}
+
 std::string header(const profile::TestHostProfile& p, double tsc_mhz) {
-    std::string out = fmt::format("host profile: {} (cpu-clock sampling at {} Hz of {} vCPU thread(s), kernel and "
-                                  "user; {} samples",
-                                  printable(p.test), p.frequency_hz, p.threads, p.samples);
+    bool cycles = p.event == "cycles";
+    std::string event = cycles ? "hardware cycles (NMI) sampling"
+                               : fmt::format("cpu-clock sampling (the fallback: {})",
+                                             p.fallback_why.empty() ? "no hardware cycles event" : p.fallback_why);
+    std::string out = fmt::format("host profile: {} ({} at {} Hz of {} vCPU thread(s), kernel and user; {} samples",
+                                  printable(p.test), event, p.frequency_hz, p.threads, p.samples);
     double expected = p.sampled_seconds * p.frequency_hz * std::max<uint32_t>(p.threads, 1);
     if (expected > 0)
         out += fmt::format(" of ~{:.0f} if the threads ran throughout the sampled batches' wall time", expected);
@@ -49,9 +69,11 @@ std::string header(const profile::TestHostProfile& p, double tsc_mhz) {
         out += "; no unsampled batch to measure the overhead against (--repeats >= 2 gives some)\n";
     if (p.max_batch_iterations)
         out += fmt::format("  included: the harness's ucall exit ends each sampled batch, one exit per {} or more "
-                           "iterations; [guest] is time in guest mode (no host stack)\n",
-                           p.max_batch_iterations);
-    return out;
+                           "iterations; {}\n", p.max_batch_iterations,
+                           cycles ? "[guest] is time in guest mode (no host stack)"
+                                  : "cpu-clock cannot interrupt code with interrupts off, so its samples there land in "
+                                    "[guest mode, or host code with interrupts off]");
+    return out + counts_line(p);
 }
 
 } // namespace

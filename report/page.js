@@ -145,7 +145,7 @@
 
   // What kind of code a frame is, by how the profiler names it.
   function frameColor(name) {
-    if (name === '[guest]') return '#6baed6';
+    if (name.startsWith('[guest')) return '#6baed6';
     if (/ \[[\w-]+\]$/.test(name)) return '#f2c14e';      // a kernel module's: "svm_vcpu_run [kvm_amd]"
     if (name.indexOf('::') >= 0 || name === '[exitbench: no symbol]') return '#74c476';
     if (name.charAt(0) === '[') return '#bdbdbd';          // another file, or no symbol

@@ -182,7 +182,7 @@ std::string row(const suite::TestResult& t, size_t w, const std::optional<double
     }
     std::string irq = t.irqs_per_iter && *t.irqs_per_iter > 0 ? fmt::format("{:.2f}", *t.irqs_per_iter) : "-";
     return fmt::format(fmt::runtime(kRow), t.name, w, med, ci, cv, run, ns, net, exits_cell(t), irq,
-                       suite::status_label(t));
+                       suite::status_text(t));
 }
 
 class Table : public Exporter {

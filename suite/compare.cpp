@@ -242,6 +242,11 @@ ComparisonReport build(const std::vector<std::string>& labels, const std::vector
                                       ? effect_rounds(d[0], d[k], tc.configs[0], tc.configs[k], alpha)
                                       : effect_saved(d[0], d[k], tc.configs[0], tc.configs[k], unit, alpha, spread));
         out.tests.push_back(std::move(tc));
+        for (size_t k = 0; k < d.size(); ++k)
+            for (const auto& w : d[k].knobs_not_applied)
+                if (auto line = fmt::format("'{}': {}", labels[k], w);
+                    std::find(out.warnings.begin(), out.warnings.end(), line) == out.warnings.end())
+                    out.warnings.push_back(line);
     }
     adjust(out);
     review(out);
@@ -305,6 +310,26 @@ ComparisonReport compare_rounds(const std::vector<std::string>& labels,
                     "drift shared by a round cancels";
     out.unseen.push_back("run and boot: every round ran in this one process and boot, so a change that interacts "
                          "with run-to-run or boot-to-boot conditions is not in these verdicts");
+    return out;
+}
+
+void mark_not_answerable(ComparisonReport& r, std::vector<std::string> reasons) {
+    if (reasons.empty()) return;
+    std::string why = fmt::format("not answerable on this host: {}", fmt::join(reasons, "; "));
+    for (auto& t : r.tests)
+        for (auto& e : t.vs_first) {
+            e.verdict = Verdict::NotTestable;
+            e.p_holm = e.q_bh = kNaN;
+            e.why = why;
+        }
+    r.family = 0;
+    r.not_answerable = std::move(reasons);
+}
+
+std::vector<std::string> knob_warnings(const ComparisonReport& r) {
+    std::vector<std::string> out;
+    for (const auto& w : r.warnings)
+        if (w.find(kKnobNotApplied) != std::string::npos) out.push_back(w);
     return out;
 }
 

@@ -97,7 +97,15 @@ struct ComparisonReport {
     std::vector<std::string> warnings;  // drift in the baseline, batch sizes, overlap, host facts
     std::vector<std::string> advice;    // what to run to get a verdict, or a sharper one
     std::string run_options;            // saved runs: the first run's options (run_options()), for the advice
+    // A recipe whose preconditions fail on this host: why, and no verdict.
+    std::vector<std::string> not_answerable;
 };
+
+// The reasons a recipe's question cannot be answered here: every effect
+// becomes not testable with them, and the family is empty.
+void mark_not_answerable(ComparisonReport& r, std::vector<std::string> reasons);
+// The knob warnings (knob_not_applied) among the report's warnings.
+std::vector<std::string> knob_warnings(const ComparisonReport& r);
 
 inline constexpr double kOutlierSigmas = 3;
 // A calibrated test leaves out a session this many calibrated session SDs

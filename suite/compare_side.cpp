@@ -20,6 +20,10 @@ void add(SideData& d, const TestResult* t, const RunReport& rep) {
         d.detail = t->detail;
     }
     d.seen = true;
+    for (const auto& w : t->warnings)
+        if (knob_not_applied(w) && std::find(d.knobs_not_applied.begin(), d.knobs_not_applied.end(), w) ==
+                                       d.knobs_not_applied.end())
+            d.knobs_not_applied.push_back(w);
     d.imported = d.imported || rep.provenance.imported.has_value();
     auto& run = d.runs.back();
     for (size_t i = 0; i < t->sessions.size(); ++i) {
@@ -174,6 +178,8 @@ std::string unusable(const SideSummary& s, const SideData& d) {
         return fmt::format("under '{}' the test {}{}{}", s.label,
                            d.seen ? fmt::format("ended {}", s.status) : std::string("did not run"),
                            s.detail.empty() ? "" : ": ", s.detail);
+    if (!d.knobs_not_applied.empty())
+        return fmt::format("under '{}' {}", s.label, fmt::join(d.knobs_not_applied, "; "));
     if (s.unit_medians.empty())
         return fmt::format("no usable samples under '{}'{}", s.label,
                            d.dropped.empty() ? "" : fmt::format(" ({} sessions with a median that is not positive)",

@@ -23,6 +23,7 @@ struct SideData {
     std::string detail;
     bool seen = false;                  // some run holds the test
     bool imported = false;              // some run holding it is an imported figure
+    std::vector<std::string> knobs_not_applied;  // the knob warnings of its results (knob_not_applied)
 };
 
 // Every test's data, sides[k] in order; tests as first seen, configuration 0 first.

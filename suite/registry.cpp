@@ -38,6 +38,7 @@ void add_self_ipi_tests(std::vector<TestSpec>& out, bool x2) {
                                  .up_to(v.max_exits)
                                  .maybe_none("APICv/AVIC can virtualize the IPI, EOI and TPR")
                                  .with_irqs(1),
+                   .trace = traced_ipi(),
                    .needs = {}};
         if (x2) t.needs.push_back(x2apic_mode());
         if (v.lost_on_pvm) t.known_issues = {{vmm::Backend::Pvm, lost_here}};
@@ -52,22 +53,24 @@ std::vector<TestSpec> kut_basic_tests() {
         "access CR8 without an exit";
     return {
         {.name = "baseline", .summary = "empty loop body: the loop overhead every other test carries",
-         .body = "baseline", .expect = no_exit()},
+         .body = "baseline", .expect = no_exit(), .trace = traced_no_exit()},
         {.name = "cpuid", .summary = "CPUID leaf 0, answered by KVM", .body = "cpuid",
-         .expect = kernel_exits(1), .parallel = true},
+         .expect = kernel_exits(1), .trace = traced_cpuid(0), .parallel = true},
         {.name = "vmcall",
          .summary = "hypercall with rax=0 (VMCALL on Intel, VMMCALL on AMD), handled by KVM",
          .body = Body("vmcall", "vmmcall"), .expect = kernel_exits(1), .needs = {known_vendor()}, .parallel = true,
          .known_issues = {{vmm::Backend::Pvm, "kvm_pvm livelocks on a CPL0 VMCALL/VMMCALL; the "
                                               "watchdog reports it as hung"}}},
         {.name = "wbinvd", .summary = "WBINVD, intercepted by KVM", .body = "wbinvd",
-         .expect = kernel_exits(1), .parallel = true},
+         .expect = kernel_exits(1), .trace = traced_emulated({0x0f, 0x09}), .parallel = true},
         {.name = "invd", .summary = "INVD (opt-in: it drops dirty cache lines on bare metal)",
          .body = "invd", .expect = kernel_exits(1), .needs = {invd_opt_in()}, .parallel = true},
         {.name = "mov_from_cr8", .summary = "read CR8 (TPR)", .body = "mov_from_cr8",
-         .expect = kernel_exits(1).maybe_none(no_cr8_exit), .parallel = true},
+         .expect = kernel_exits(1).maybe_none(no_cr8_exit), .trace = traced_emulated({0x44, 0x0f, 0x20}),
+         .parallel = true},
         {.name = "mov_to_cr8", .summary = "write 0 to CR8 (TPR)", .body = "mov_to_cr8",
-         .expect = kernel_exits(1).maybe_none(no_cr8_exit), .parallel = true},
+         .expect = kernel_exits(1).maybe_none(no_cr8_exit), .trace = traced_emulated({0x44, 0x0f, 0x22}),
+         .parallel = true},
         {.name = "inl_from_pmtimer", .summary = "read the ACPI PM timer, a userspace device here",
          .body = "inl_from_pmtimer", .expect = user_io_exits(1), .fixture = pm_timer_fixture(), .parallel = true},
         {.name = "inl_from_qemu", .summary = "32-bit port read that exits to the VMM's userspace device",
@@ -78,16 +81,17 @@ std::vector<TestSpec> kut_basic_tests() {
          .body = "outl_to_kernel", .expect = kernel_exits(1), .trace = traced_pio(0x4d0), .parallel = true},
         {.name = "mov_dr", .summary = "MOV DR7 <- 0x400", .body = "mov_dr",
          .expect = kernel_exits(1).maybe_none(
-             "KVM stops intercepting DR accesses after the first one when no host debugger uses them"), .parallel = true},
+             "KVM stops intercepting DR accesses after the first one when no host debugger uses them"),
+         .trace = traced_emulated({0x0f, 0x23}), .parallel = true},
         {.name = "tscdeadline_immed",
          .summary = "TSC-deadline timer armed for now; wait for its interrupt",
          .body = "tscdeadline_immed",
          .expect = kernel_exits(1).up_to(3).maybe_none("APICv can virtualize the EOI").with_irqs(1),
-         .needs = {cpuid_any({cpuid::kTscDeadline})}, .parallel = true},
+         .trace = traced_msr(0x6e0), .needs = {cpuid_any({cpuid::kTscDeadline})}, .parallel = true},
         {.name = "tscdeadline", .summary = "TSC-deadline timer armed 3000 cycles ahead; wait for it",
          .body = "tscdeadline",
          .expect = kernel_exits(1).up_to(3).maybe_none("APICv can virtualize the EOI").with_irqs(1),
-         .needs = {cpuid_any({cpuid::kTscDeadline})}, .parallel = true},
+         .trace = traced_msr(0x6e0), .needs = {cpuid_any({cpuid::kTscDeadline})}, .parallel = true},
     };
 }
 
@@ -96,15 +100,17 @@ std::vector<TestSpec> kut_ipi_msr_cr_tests() {
     return {
         {.name = "ipi", .summary = "IPI to a halted vCPU 1 and wait for its acknowledgement",
          .body = "ipi", .expect = kernel_exits(1).up_to(3).maybe_none("IPI virtualization").with_irqs(1),
-         .min_vcpus = 2},
+         .trace = traced_ipi(), .min_vcpus = 2},
         {.name = "ipi_halt", .summary = "as ipi, then spin 2000 cycles so the target halts again",
          .body = "ipi_halt",
          .expect = kernel_exits(1).up_to(3).maybe_none("IPI virtualization").with_irqs(1),
-         .min_vcpus = 2},
+         .trace = traced_ipi(), .min_vcpus = 2},
         {.name = "ple_round_robin",
          .summary = "token passed round all vCPUs, each waiting with PAUSE (parallel)",
          .body = "ple_round_robin",
-         .expect = kernel_exits(0).up_to(1), .parallel = true},
+         .expect = kernel_exits(0).up_to(1),
+         // The token's hand-off (its store), once per iteration on each vCPU: the spin count varies.
+         .trace = traced_emulated({0x48, 0x89, 0x0d}), .parallel = true},
         {.name = "wr_kernel_gs_base", .summary = "WRMSR KERNEL_GS_BASE", .body = "wr_kernel_gs_base",
          .expect = kernel_exits(1).maybe_none("VMX and SVM usually pass KERNEL_GS_BASE through"),
          .trace = traced_msr(0xc0000102), .parallel = true},
@@ -127,9 +133,11 @@ std::vector<TestSpec> kut_ipi_msr_cr_tests() {
          .expect = kernel_exits(1), .trace = traced_msr(0x3b), .parallel = true},
         {.name = "toggle_cr0_wp", .summary = "CR0 write without WP, then with WP (two writes)",
          .body = "toggle_cr0_wp",
-         .expect = kernel_exits(2).maybe_none("KVM lets the guest own CR0.WP with EPT/NPT (Linux 6.5+)"), .parallel = true},
+         .expect = kernel_exits(2).maybe_none("KVM lets the guest own CR0.WP with EPT/NPT (Linux 6.5+)"),
+         .trace = traced_emulated({0x0f, 0x22}, 2), .parallel = true},
         {.name = "toggle_cr4_pge", .summary = "CR4 ^= PGE, then restore (two writes, TLB flushes)",
-         .body = "toggle_cr4_pge", .expect = kernel_exits(2), .parallel = true},
+         .body = "toggle_cr4_pge", .expect = kernel_exits(2), .trace = traced_emulated({0x0f, 0x22}, 2),
+         .parallel = true},
     };
 }
 
@@ -166,6 +174,13 @@ std::vector<TestSpec> kut_testdev_tests() {
     };
 }
 
+// hlt_wake's TSC-deadline write, one of its 2-4 exits: that one is counted.
+TraceKey deadline_write() {
+    TraceKey k = traced_msr(0x6e0);
+    k.per_iter = 1;
+    return k;
+}
+
 // Exits vmexit.flat does not measure.
 std::vector<TestSpec> beyond_kut_tests() {
     return {
@@ -176,7 +191,8 @@ std::vector<TestSpec> beyond_kut_tests() {
         {.name = "rdtscp", .summary = "RDTSCP: KVM does not intercept it; verify", .body = "rdtscp",
          .expect = no_exit(), .needs = {cpuid_any({cpuid::kRdtscp})}},
         {.name = "invlpg", .summary = "INVLPG of one page", .body = "invlpg",
-         .expect = kernel_exits(1).maybe_none("with EPT/NPT KVM does not intercept INVLPG")},
+         .expect = kernel_exits(1).maybe_none("with EPT/NPT KVM does not intercept INVLPG"),
+         .trace = traced_emulated({0x0f, 0x01})},
         {.name = "invpcid", .summary = "INVPCID type 2 (all contexts, globals too)", .body = "invpcid",
          .expect = kernel_exits(1).maybe_none("with EPT, VMX executes INVPCID without an exit"),
          .needs = {cpuid_any({cpuid::kInvpcid})}},
@@ -184,17 +200,17 @@ std::vector<TestSpec> beyond_kut_tests() {
          .body = "monitor_mwait", .expect = kernel_exits(2).maybe_none("MWAIT passthrough (disabled exits)"),
          .needs = {cpuid_any({cpuid::kMonitor})}},
         {.name = "pause", .summary = "a single PAUSE: no exit unless a loop trips pause-loop exiting",
-         .body = "pause", .expect = no_exit()},
+         .body = "pause", .expect = no_exit(), .trace = traced_emulated({0xf3, 0x90})},
         {.name = "npf_first_touch",
          .summary = "write to a page the host just unmapped: an EPT/NPT violation and a host fault",
-         .body = "npf_first_touch", .expect = kernel_exits(1), .fixture = npf_fixture(),
+         .body = "npf_first_touch", .expect = kernel_exits(1), .trace = traced_host_fault(1), .fixture = npf_fixture(),
          .max_iterations = abi::kNpfBytes / 4096},
         {.name = "string_pio_to_user", .summary = "REP INSB of 8 bytes from the VMM's port: one exit",
          .body = "string_pio_to_user", .expect = user_io_exits(1)},
         {.name = "hlt_wake", .summary = "HLT, woken by the TSC-deadline timer 2000 cycles later",
          .body = "hlt_wake",
          .expect = kernel_exits(2).up_to(4).maybe_none("APICv can virtualize the EOI").with_irqs(1),
-         .needs = {cpuid_any({cpuid::kTscDeadline})}},
+         .trace = deadline_write(), .needs = {cpuid_any({cpuid::kTscDeadline})}},
         {.name = "irq_window",
          .summary = "self-IPI pending while IF=0; STI opens the interrupt window (irq_window_exits)",
          .body = "irq_window",
@@ -204,7 +220,8 @@ std::vector<TestSpec> beyond_kut_tests() {
         {.name = "nmi_window",
          .summary = "self-NMI whose handler sends another: pending under NMI blocking until IRET",
          .body = "nmi_window",
-         .expect = kernel_exits(2).up_to(6).maybe_none("vNMI can deliver without window exits").with_irqs(2)},
+         .expect = kernel_exits(2).up_to(6).maybe_none("vNMI can deliver without window exits").with_irqs(2),
+         .trace = traced_ipi()},
         {.name = "hypercall_to_user",
          .summary = "KVM_HC_MAP_GPA_RANGE, sent to the VMM with KVM_CAP_EXIT_HYPERCALL",
          .body = Body("hypercall_to_user_intel", "hypercall_to_user_amd"), .expect = user_hypercall_exits(1),

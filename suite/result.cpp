@@ -36,6 +36,8 @@ bool is_failure(Status s) {
     return s == Status::Mismatch || s == Status::Failed || s == Status::Hung || s == Status::Error;
 }
 
+bool knob_not_applied(const std::string& warning) { return warning.rfind(kKnobNotApplied, 0) == 0; }
+
 int severity(Status s) { return is_failure(s) ? 3 : s == Status::Skipped ? 2 : s == Status::Interrupted ? 1 : 0; }
 
 std::vector<double> all_repeats(const TestResult& t) {
@@ -185,6 +187,14 @@ void split_userspace_exits(RunReport& r) {
 std::string status_label(const TestResult& t) {
     if (t.status == Status::Ok && t.exits.source.rfind(kTraceSource, 0) == 0) return "ok (trace)";
     return status_name(t.status);
+}
+
+std::string status_text(const TestResult& t) {
+    const auto& src = t.exits.source;
+    auto colon = src.find(": ", std::string_view(kTraceSource).size());
+    if (src.rfind(kTraceSource, 0) != 0 || !t.exits.measured || colon == std::string::npos) return status_label(t);
+    auto what = src.substr(std::string_view(kTraceSource).size(), colon - std::string_view(kTraceSource).size());
+    return fmt::format("{} (trace: {} {:.2f}/iter)", status_name(t.status), what, *t.exits.measured);
 }
 
 } // namespace eb::suite

@@ -223,8 +223,16 @@ WallSplit account_run(const std::vector<TestResult>& results, int64_t total_ns, 
 
 // ExitCheck::source of exits verified through a kvm tracepoint.
 inline constexpr const char* kTraceSource = "trace: ";
+// Starts a warning that a knob did not take (the guest reads back another
+// value): the configuration is not the one asked for, so compare, recipe run
+// and every export treat it as not testable.
+inline constexpr const char* kKnobNotApplied = "configuration not testable: ";
+bool knob_not_applied(const std::string& warning);
 // "ok (trace)" for those, else status_name.
 std::string status_label(const TestResult& t);
+// What a row says: the status and, where a tracepoint verified it, what it
+// counted: "ok (trace: emulated 1.00/iter)", "mismatch (trace: kvm_msr 0x48 1.00/iter)".
+std::string status_text(const TestResult& t);
 
 int severity(Status s);  // which status wins when sessions disagree: failures > skipped > ...
 

@@ -32,17 +32,32 @@ vmm::Vendor guest_vendor(const std::vector<kvm_cpuid_entry2>& cpuid) {
 struct AppliedKnobs {
     const std::vector<MsrKnob>& msrs;
     const std::vector<vmm::CpuidEdit>& cpuid;
+    const EferKnob& efer;
 };
+
+constexpr uint64_t kEferSce = 1u << 0, kEferNx = 1u << 11;
+
+// A --guest-efer bit the guest's EFER does not hold.
+void check_efer(TestResult& r, uint64_t efer, const EferKnob& k) {
+    auto bit = [&](const std::optional<bool>& want, uint64_t mask, const char* name) {
+        if (want && bool(efer & mask) != *want)
+            r.warnings.push_back(fmt::format("{}guest EFER.{}: asked {}, reads back {} (EFER {:#x})", kKnobNotApplied,
+                                             name, *want ? "on" : "off", *want ? "off" : "on", efer));
+    };
+    bit(k.nx, kEferNx, "NX");
+    bit(k.sce, kEferSce, "SCE");
+}
 
 // vCPU 0's view after the knobs; an MSR that did not keep its value is a warning.
 void record_guest_state(TestResult& r, const abi::GuestState& st, const AppliedKnobs& knobs) {
     r.guest_state.efer = st.efer;
+    check_efer(r, st.efer, knobs.efer);
     for (size_t i = 0; i < knobs.msrs.size(); ++i) {
         const auto& k = knobs.msrs[i];
         r.guest_state.msrs[k.name] = st.msr[i];
         if (st.msr[i] != k.value)
-            r.warnings.push_back(fmt::format("guest MSR {} ({:#x}): wrote {:#x}, reads back {:#x}",
-                                             k.name, k.index, k.value, st.msr[i]));
+            r.warnings.push_back(fmt::format("{}guest MSR {} ({:#x}): wrote {:#x}, reads back {:#x}",
+                                             kKnobNotApplied, k.name, k.index, k.value, st.msr[i]));
     }
     for (size_t i = 0; i < knobs.cpuid.size(); ++i) {
         const auto& f = knobs.cpuid[i].feature;
@@ -271,7 +286,7 @@ TestResult Runner::measure(const TestSpec& t, const abi::BodyEntry& body, const 
     const int64_t budget_ns =
         static_cast<int64_t>(std::max(settings_.watchdog_s, 4 * settings_.time_goal_s) * 1e9);
     auto stopped = watch(m, s, interrupt, budget_ns, ended);
-    TestResult r = from_session(t, s, m, host_.backend, {settings_.guest_msrs, cpuid_edits_});
+    TestResult r = from_session(t, s, m, host_.backend, {settings_.guest_msrs, cpuid_edits_, settings_.guest_efer});
     r.wall = session_wall(s, t0, ended, stopped == Status::Hung);
     if (stopped) {
         r.status = *stopped;

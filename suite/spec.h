@@ -55,12 +55,32 @@ inline Expect user_msr_exits(double n) { return {ExitKind::UserMsr, n, false, {}
 // The kvm tracepoint hit that is this test's exit, where one names it: how the
 // exits are verified where the stats fd cannot count them (kvm_pvm).
 struct TraceKey {
-    enum Event { None, Msr, Pio, Mmio } event = None;
-    uint64_t key = 0;  // MSR index, I/O port, or guest-physical address
+    enum Event { None, Msr, Pio, Mmio, Cpuid, ApicIpi, AcceptIrq, Emulate, NoExit, HostFault } event = None;
+    // kvm_msr.ecx, kvm_pio.port, kvm_mmio.gpa, kvm_cpuid.function. ApicIpi and
+    // AcceptIrq count every hit (the VM has only the test's interrupts).
+    uint64_t key = 0;
+    // Emulate: the bytes of the body's instruction, looked up in its batch
+    // function (guest ELF symbols) for kvm_emulate_insn's RIP, and how many
+    // times one iteration runs it (software backends emulate guest CPL0 code,
+    // one kvm_emulate_insn per instruction).
+    std::vector<uint8_t> opcode = {};
+    uint32_t per_iter = 0;
 };
 inline TraceKey traced_msr(uint32_t index) { return {TraceKey::Msr, index}; }
 inline TraceKey traced_pio(uint16_t port) { return {TraceKey::Pio, port}; }
 inline TraceKey traced_mmio(uint64_t gpa) { return {TraceKey::Mmio, gpa}; }
+inline TraceKey traced_cpuid(uint32_t function) { return {TraceKey::Cpuid, function}; }
+inline TraceKey traced_ipi() { return {TraceKey::ApicIpi, 0}; }
+inline TraceKey traced_accept_irq() { return {TraceKey::AcceptIrq, 0}; }
+inline TraceKey traced_emulated(std::vector<uint8_t> opcode, uint32_t per_iter = 1) {
+    return {TraceKey::Emulate, 0, std::move(opcode), per_iter};
+}
+// A test that must not exit: none of the exit tracepoints fires in its batch.
+inline TraceKey traced_no_exit() { return {TraceKey::NoExit, 0}; }
+// A host page fault taken in kernel mode, `per_iter` an iteration: where a
+// software backend's emulator performs the guest's access through the host
+// mapping (kvm_pvm), a first touch faults there instead of in KVM's MMU.
+inline TraceKey traced_host_fault(uint32_t per_iter) { return {TraceKey::HostFault, 0, {}, per_iter}; }
 
 // What the host offers, for deciding skips.
 struct HostContext {

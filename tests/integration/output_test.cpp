@@ -100,19 +100,63 @@ TEST_F(Output, RecipeRunsItsConfigurationsSideBySide) {
     auto path = temp_path("recipe.json");
     auto r = run_cli({"recipe", "run", "efer-switch", "-n", "32", "--rounds", "2", "--json", path});
     ASSERT_EQ(r.rc, 0) << r.err;
-    EXPECT_NE(r.out.find("guest EFER.NX on"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("guest EFER.NX off"), std::string::npos);
+    EXPECT_NE(r.out.find("preconditions:"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("load_efer"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("inl_from_qemu"), std::string::npos);
     auto doc = nlohmann::json::parse(slurp(path));
-    EXPECT_EQ(doc["labels"], (std::vector<std::string>{"guest EFER.NX on", "guest EFER.NX off"}));
+    // The seed's three cases: EFER equal, NX differing, SCE differing as vmexit.flat's guest.
+    EXPECT_EQ(doc["labels"], (std::vector<std::string>{"EFER = host's (NX on, SCE on)", "NX off (atomic switch)",
+                                                       "SCE off, as vmexit.flat (user-return switch)"}));
     bool found = false;
     for (const auto& t : doc["tests"])
         if (t["test"] == "inl_from_qemu") {
             found = true;
             EXPECT_EQ(t["configs"][0]["unit_medians_cycles"].size(), 2u);  // one per round
             EXPECT_EQ(t["configs"][0]["repeats_per_session"], 3);
-            EXPECT_TRUE(t["vs_first"][0].contains("verdict"));
+            for (const auto& e : t["vs_first"]) {
+                if (doc["not_answerable"].empty()) continue;
+                EXPECT_EQ(e["verdict"], "not testable");  // no verdict where a precondition fails
+                EXPECT_EQ(e["why_not_testable"].get<std::string>().rfind("not answerable on this host: ", 0), 0u) << e;
+            }
         }
     EXPECT_TRUE(found);
     EXPECT_NE(run_cli({"recipe", "list"}).out.find("bhi-spec-ctrl"), std::string::npos);
+}
+
+// Where a precondition fails (kvm_pvm has no VMX), one round still runs to
+// read the knobs back, and every read-back that differs is among the reasons.
+TEST_F(Output, RecipeNotAnswerableSaysWhy) {
+    REQUIRE_KVM();
+    auto path = temp_path("bhi.json");
+    auto r = run_cli({"recipe", "run", "bhi-spec-ctrl", "-n", "16", "--no-save", "--json", path});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    auto doc = nlohmann::json::parse(slurp(path));
+    bool pvm = r.out.find("/dev/kvm is kvm_pvm") != std::string::npos;
+    if (pvm) {
+        EXPECT_NE(r.out.find("not answerable on this host: "), std::string::npos) << r.out;
+        EXPECT_FALSE(doc["not_answerable"].empty());
+        EXPECT_NE(r.out.find("one round runs"), std::string::npos) << r.out;
+    }
+    for (const auto& w : doc["warnings"]) {
+        if (w.get<std::string>().find("configuration not testable: ") == std::string::npos) continue;
+        bool listed = false;
+        for (const auto& n : doc["not_answerable"]) listed = listed || n == w;
+        EXPECT_TRUE(listed) << w << " is not among " << doc["not_answerable"];
+    }
+    for (const auto& t : doc["tests"])
+        for (const auto& e : t["vs_first"])
+            if (!doc["not_answerable"].empty()) {
+                EXPECT_EQ(e["verdict"], "not testable") << e;
+            }
+}
+
+TEST_F(Output, RecipeShowPrintsTheSeedAndWhatIsLeft) {
+    auto r = run_cli({"recipe", "show", "bhi-spec-ctrl"});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    for (const char* part : {"question: ", "tscdeadline_immed 3878", "tscdeadline_immed 4011", "configurations",
+                             "preconditions:", "host_bhi_dis_s", "manual steps left:", "spectre_bhi=vmexit"})
+        EXPECT_NE(r.out.find(part), std::string::npos) << part << " in:\n" << r.out;
+    r = run_cli({"recipe", "show", "efer-swich"});
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find("did you mean 'efer-switch'"), std::string::npos) << r.err;
 }

@@ -169,7 +169,7 @@ TEST_F(TraceFileTest, WriterRejectsWhatNoReaderWouldAccept) {
     Event e = sample_events()[0];
     e.type = EventType(0);
     EXPECT_THROW(w.add(e), eb::InputError);
-    e.type = EventType(9);
+    e.type = EventType(kLastEventType + 1);
     EXPECT_THROW(w.add(e), eb::InputError);
     w.finish();
     EXPECT_THROW(w.finish(), std::runtime_error);
