@@ -9,6 +9,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "sys/error.h"
+
 namespace eb::profile {
 
 namespace {
@@ -65,7 +67,7 @@ void HostCounter::start(const std::vector<pid_t>& tids) {
         sys::Fd c(open_counter(PERF_COUNT_HW_CPU_CYCLES, tid));
         if (!c.valid() && errno == ESRCH) continue;  // the thread has already ended
         sys::Fd i(c.valid() ? open_counter(PERF_COUNT_HW_INSTRUCTIONS, tid) : -1);
-        if (!c.valid() || !i.valid()) throw std::runtime_error("host counts " + counting_error_text(errno));
+        if (!c.valid() || !i.valid()) throw HostError("host counts " + counting_error_text(errno));
         threads_.push_back({tid, std::move(c), std::move(i)});
     }
     for (auto& t : threads_)
