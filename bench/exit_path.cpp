@@ -54,7 +54,7 @@ std::map<std::string, double> vmm_handling(const std::string& exitbench) {
 // The floor and each layer over it, p50 of 20000 exits; the floor's p50, or nullopt.
 std::optional<double> layers(FloorExit kind) {
     std::optional<double> floor;
-    for (auto path : {FloorPath::Bare, FloorPath::VcpuRaw, FloorPath::VcpuTyped, FloorPath::VcpuRawRecorded}) {
+    for (auto path : {FloorPath::Bare, FloorPath::VcpuRaw, FloorPath::VcpuRawRecorded}) {
         std::string why;
         auto loop = floor_exit_loop(kind, 20000, why, path);
         if (!loop) {

@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <linux/kvm.h>
 #include <memory>
-#include <algorithm>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <x86intrin.h>
@@ -163,26 +162,6 @@ struct RawLoop {
     }
 };
 
-struct TypedLoop {
-    kvm::Vcpu& v;
-    bool step(FloorExit kind, uint64_t& in, uint64_t& out, std::string& why) {
-        auto e = v.run();
-        in = v.entered_tsc();
-        out = v.returned_tsc();
-        if (kind == FloorExit::Pio && std::holds_alternative<kvm::exit::IoOut>(e)) return true;
-        if (auto* m = std::get_if<kvm::exit::MmioRead>(&e); m && kind == FloorExit::Mmio) {
-            std::ranges::fill(m->data, uint8_t(0));
-            return true;
-        }
-        if (auto* r = std::get_if<kvm::exit::RdMsr>(&e); r && kind == FloorExit::Msr) {
-            r->data = 0;
-            r->error = 0;
-            return true;
-        }
-        return failed(why, "an exit of another kind (variant index " + std::to_string(e.index()) + ")");
-    }
-};
-
 // `exits` exits through `loop`; the first only starts the clock.
 template <class Loop>
 std::optional<FloorLoop> measure(Loop loop, FloorExit kind, size_t exits, std::string& why_not) {
@@ -238,7 +217,6 @@ const char* floor_path_name(FloorPath p) {
     switch (p) {
     case FloorPath::Bare: return "bare ioctl (the floor)";
     case FloorPath::VcpuRaw: return "kvm::Vcpu::enter(), kvm_run read raw";
-    case FloorPath::VcpuTyped: return "kvm::Vcpu::run(), the typed exit";
     case FloorPath::VcpuRawRecorded: return "raw + vmm::ExitTimes::record";
     }
     return "?";
@@ -256,7 +234,6 @@ std::optional<FloorLoop> floor_exit_loop(FloorExit kind, size_t exits, std::stri
         if (path == FloorPath::Bare) return measure(BareLoop{b}, kind, exits, why_not);
         kvm::Vcpu v(kvm::Fd(::fcntl(b.vcpu.get(), F_DUPFD_CLOEXEC, 0)), 0, b.run_bytes);
         switch (path) {
-        case FloorPath::VcpuTyped: return measure(TypedLoop{v}, kind, exits, why_not);
         case FloorPath::VcpuRawRecorded: {
             auto times = std::make_unique<vmm::ExitTimes>();
             return measure(RawLoop{v, times.get()}, kind, exits, why_not);

@@ -31,11 +31,6 @@ bool Vcpu::kicked() const {
     throw Error(EB_IOCTL(KVM_RUN).name, errno);
 }
 
-VcpuExit Vcpu::run() {
-    if (enter()) return decode_exit(*run_);
-    return exit::Interrupted{};
-}
-
 kvm_regs Vcpu::regs() const {
     kvm_regs r{};
     checked_ioctl(fd_.get(), EB_IOCTL(KVM_GET_REGS), &r);

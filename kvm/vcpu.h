@@ -23,12 +23,8 @@ public:
     Vcpu(const Vcpu&) = delete;
     ~Vcpu();
 
-    // One KVM_RUN and why it ended; exit::Interrupted for EINTR/EAGAIN (a
-    // signal or immediate_exit). Other failures throw.
-    VcpuExit run();
-    // One KVM_RUN, the exit left undecoded in exit_area(): false for
-    // EINTR/EAGAIN; other failures throw. The VMM's exit path reads kvm_run
-    // itself for the exits it sees by the thousand.
+    // One KVM_RUN, the exit left in exit_area() (read with kvm/exit.h):
+    // false for EINTR/EAGAIN (a signal or immediate_exit); other failures throw.
     // Inline, the error path out of line: the exit path's only call.
     bool enter() {
         entered_tsc_ = __rdtsc();

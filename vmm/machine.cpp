@@ -329,11 +329,9 @@ Action Machine::rare_exit(uint32_t i, kvm_run& run) {
     case KVM_EXIT_FAIL_ENTRY:
         return unexpected(i, fmt::format("KVM_EXIT_FAIL_ENTRY, hardware reason {:#x}",
                                          run.fail_entry.hardware_entry_failure_reason));
-    case KVM_EXIT_INTERNAL_ERROR: {
-        auto e = std::get<kvm::exit::InternalError>(kvm::decode_exit(run));
-        return unexpected(i, fmt::format("KVM_EXIT_INTERNAL_ERROR, suberror {}, data [{:#x}]", e.suberror,
-                                         fmt::join(e.data, ", ")));
-    }
+    case KVM_EXIT_INTERNAL_ERROR:
+        return unexpected(i, fmt::format("KVM_EXIT_INTERNAL_ERROR, suberror {}, data [{:#x}]", run.internal.suberror,
+                                         fmt::join(kvm::internal_error_data(run), ", ")));
     default: return unexpected(i, kvm_exit_label(run.exit_reason));  // KVM_EXIT_HLT among them
     }
 }
