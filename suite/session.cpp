@@ -125,6 +125,12 @@ vmm::Action Session::on_batch_done(const abi::Mailbox& mb) {
             per_exit_.insert(per_exit_.end(), buf.begin(), buf.end());
         }
         if (samples_.size() >= settings_.repeats) return stop(End::Done, {});
+    } else if (!settings_.iterations && !shrunk_ && cycles > 2 * goal_ticks_ && n_ > 1) {
+        // A body so slow that even the first batch overshoots (nmi_window and
+        // tscdeadline take ms per iteration on kvm_pvm): cut to the goal, once.
+        n_ = std::max<uint64_t>(1, uint64_t(double(n_) * goal_ticks_ * 1.05 / cycles) + 1);
+        shrunk_ = true;
+        reusing_ = false;
     } else if (!settings_.iterations && cycles < goal_ticks_ && n_ < max_n_) {
         if (n_ >= kMaxBatch)
             return stop(End::Diverged, fmt::format("a batch of {} iterations still took only {:.0f} "

@@ -365,6 +365,22 @@ TEST(Session, AReusedBatchSizeMeetingTheGoalSkipsTheDoubling) {
     EXPECT_TRUE(s.batch_reused());
 }
 
+// A first batch of 64 that takes 10 goals is cut to the goal once (and then
+// grows again if short); it is discarded like every warm-up batch.
+TEST(Session, AFirstBatchFarOverTheGoalIsCutToItOnce) {
+    FakeExecutor x;
+    Session s(x, adaptive(1, 1), kTscMhz);
+    ucall(s, eb::abi::kReady);
+    EXPECT_EQ(x.mailbox(0).iterations, 64u);
+    batch(s, x, 156250);  // 1e7 ticks: 10 goals
+    EXPECT_EQ(x.mailbox(0).iterations, 7u);  // 64 * 1.05 / 10, +1
+    EXPECT_TRUE(s.samples().empty());
+    batch(s, x, 300000);  // 2.1e6 ticks, over 2 goals again: no second cut, measured from here
+    EXPECT_EQ(x.mailbox(0).iterations, 7u);
+    EXPECT_EQ(batch(s, x, 300000), vmm::Action::Stop);
+    EXPECT_EQ(s.iterations(), 7u);
+}
+
 // Faster then, slower now: the reused size falls short of the goal and the
 // sizing resumes from it, not from 64.
 TEST(Session, AReusedSizeShortOfTheGoalGrowsFromThere) {
