@@ -266,7 +266,7 @@ TEST(Suite, AdaptiveBatchesReachTheTimeGoal) {
     const auto& t = find(rep, "cpuid");
     double batch_ms = t.iterations * t.sessions.at(0).samples[0] / rep.host.tsc_mhz / 1e3;
     EXPECT_GE(t.iterations, 64u);
-    EXPECT_GT(batch_ms, 5 * 0.5);  // doubled until >= goal; allow timer noise
+    EXPECT_GT(batch_ms, 5 * 0.5);  // sized until >= goal; allow timer noise
 }
 
 // A userspace exit's cost is split into the VMM's time and the kernel and
