@@ -5,18 +5,20 @@
 #include <cstring>
 #include <fcntl.h>
 #include <linux/kvm.h>
+#include <memory>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <x86intrin.h>
 
+#include "bench/common.h"
 #include "guest/abi.h"
+#include "kvm/vcpu.h"
 #include "sys/fd.h"
+#include "vmm/exit_times.h"
 
 namespace eb::bench {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 constexpr uint64_t kCode = 0x1000;        // the guest's code, in real mode
 constexpr uint64_t kMmio = 0x20000;       // no memory slot here: every access exits
@@ -30,10 +32,6 @@ constexpr uint8_t kPioLoop[] = {0xba, 0x34, 0x12, 0xee, 0xeb, 0xfa};
 constexpr uint8_t kMmioLoop[] = {0xa0, 0x00, 0x00, 0xeb, 0xfb};
 // mov ecx, 0x3b; rdmsr; jmp $-10
 constexpr uint8_t kMsrLoop[] = {0x66, 0xb9, 0x3b, 0x00, 0x00, 0x00, 0x0f, 0x32, 0xeb, 0xf6};
-
-double ms_since(Clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
 
 // One VM with one vCPU in real mode at kCode; everything is released by the
 // destructor. Errors leave `why` set and ok() false.
@@ -115,6 +113,74 @@ bool filter_msr(Bare& b) {
     return ::ioctl(b.vm.get(), KVM_X86_SET_MSR_FILTER, &f) == 0 || b.fail("KVM_X86_SET_MSR_FILTER");
 }
 
+
+// The answer to a read, as exitbench's devices give it: zeroes.
+void answer(kvm_run& run, FloorExit kind) {
+    if (kind == FloorExit::Mmio) std::memset(run.mmio.data, 0, sizeof run.mmio.data);
+    if (kind == FloorExit::Msr) {
+        run.msr.error = 0;
+        run.msr.data = 0;
+    }
+}
+
+bool failed(std::string& why, std::string what) {
+    why = std::move(what);
+    return false;
+}
+
+bool wrong_exit(const kvm_run& run, std::string& why) {
+    return failed(why, "exit reason " + std::to_string(run.exit_reason));
+}
+
+// Each loop's step() is one KVM_RUN and the answer to its exit: false on a
+// failure or a wrong exit (with `why`); the TSC before and after it in `in`, `out`.
+struct BareLoop {
+    Bare& b;
+    bool step(FloorExit kind, uint64_t& in, uint64_t& out, std::string& why) {
+        in = __rdtsc();
+        if (!b.enter()) return failed(why, b.why);
+        out = __rdtsc();
+        if (!exit_is(b.run, kind)) return wrong_exit(*b.run, why);
+        answer(*b.run, kind);
+        return true;
+    }
+};
+
+struct RawLoop {
+    kvm::Vcpu& v;
+    vmm::ExitTimes* times;  // the VMM's histogram, when that layer is measured
+    uint64_t last_out = 0;
+    bool step(FloorExit kind, uint64_t& in, uint64_t& out, std::string& why) {
+        if (!v.enter()) return failed(why, "KVM_RUN interrupted");
+        if (times && last_out) times->record(v.entered_tsc() - last_out);
+        in = v.entered_tsc();
+        out = last_out = v.returned_tsc();
+        kvm_run& run = v.exit_area();
+        if (!exit_is(&run, kind)) return wrong_exit(run, why);
+        answer(run, kind);
+        return true;
+    }
+};
+
+// `exits` exits through `loop`; the first only starts the clock.
+template <class Loop>
+std::optional<FloorLoop> measure(Loop loop, FloorExit kind, size_t exits, std::string& why_not) {
+    FloorLoop out;
+    out.vmm_cycles.reserve(exits);
+    out.round_trip_cycles.reserve(exits);
+    uint64_t last_return = 0;
+    for (size_t i = 0; i <= exits; ++i) {
+        uint64_t in = 0, ret = 0;
+        if (!loop.step(kind, in, ret, why_not)) return std::nullopt;
+        if (i > 0) {
+            out.vmm_cycles.push_back(double(in - last_return));
+            out.round_trip_cycles.push_back(double(ret - last_return));
+        }
+        last_return = ret;
+    }
+    return out;
+}
+
 } // namespace
 
 const char* floor_exit_name(FloorExit k) {
@@ -147,7 +213,16 @@ std::optional<FloorStartup> floor_startup(std::string& why_not) {
     return s;
 }
 
-std::optional<FloorLoop> floor_exit_loop(FloorExit kind, size_t exits, std::string& why_not) {
+const char* floor_path_name(FloorPath p) {
+    switch (p) {
+    case FloorPath::Bare: return "bare ioctl (the floor)";
+    case FloorPath::VcpuRaw: return "kvm::Vcpu::enter(), kvm_run read raw";
+    case FloorPath::VcpuRawRecorded: return "raw + vmm::ExitTimes::record";
+    }
+    return "?";
+}
+
+std::optional<FloorLoop> floor_exit_loop(FloorExit kind, size_t exits, std::string& why_not, FloorPath path) {
     Bare b;
     const uint8_t* code = kind == FloorExit::Pio ? kPioLoop : kind == FloorExit::Mmio ? kMmioLoop : kMsrLoop;
     size_t len = kind == FloorExit::Pio ? sizeof kPioLoop : kind == FloorExit::Mmio ? sizeof kMmioLoop : sizeof kMsrLoop;
@@ -155,33 +230,20 @@ std::optional<FloorLoop> floor_exit_loop(FloorExit kind, size_t exits, std::stri
         why_not = b.why;
         return std::nullopt;
     }
-    FloorLoop out;
-    out.vmm_cycles.reserve(exits);
-    out.round_trip_cycles.reserve(exits);
-    uint64_t last_return = 0;
-    for (size_t i = 0; i <= exits; ++i) {  // the first exit only starts the clock
-        uint64_t enter = __rdtsc();
-        if (!b.enter()) {
-            why_not = b.why;
-            return std::nullopt;
+    try {
+        if (path == FloorPath::Bare) return measure(BareLoop{b}, kind, exits, why_not);
+        kvm::Vcpu v(kvm::Fd(::fcntl(b.vcpu.get(), F_DUPFD_CLOEXEC, 0)), 0, b.run_bytes);
+        switch (path) {
+        case FloorPath::VcpuRawRecorded: {
+            auto times = std::make_unique<vmm::ExitTimes>();
+            return measure(RawLoop{v, times.get()}, kind, exits, why_not);
         }
-        uint64_t ret = __rdtsc();
-        if (!exit_is(b.run, kind)) {
-            why_not = "exit reason " + std::to_string(b.run->exit_reason) + " instead of " + floor_exit_name(kind);
-            return std::nullopt;
+        default: return measure(RawLoop{v, nullptr}, kind, exits, why_not);
         }
-        if (kind == FloorExit::Mmio) std::memset(b.run->mmio.data, 0, sizeof b.run->mmio.data);
-        if (kind == FloorExit::Msr) {
-            b.run->msr.error = 0;
-            b.run->msr.data = 0;
-        }
-        if (i > 0) {
-            out.vmm_cycles.push_back(double(enter - last_return));
-            out.round_trip_cycles.push_back(double(ret - last_return));
-        }
-        last_return = ret;
+    } catch (const std::exception& e) {
+        why_not = e.what();
+        return std::nullopt;
     }
-    return out;
 }
 
 } // namespace eb::bench

@@ -30,6 +30,13 @@ const char* floor_exit_name(FloorExit k);
 struct FloorLoop {
     std::vector<double> vmm_cycles, round_trip_cycles;
 };
-std::optional<FloorLoop> floor_exit_loop(FloorExit kind, size_t exits, std::string& why_not);
+// The layers exitbench's exit path adds, one at a time, over the same guest:
+// the bare ioctl; kvm::Vcpu::enter() (its timestamps, its error check), the
+// exit read from kvm_run; that plus the VMM's per-exit histogram
+// (vmm::ExitTimes::record). The rest is the VMM's dispatch and device.
+enum class FloorPath { Bare, VcpuRaw, VcpuRawRecorded };
+const char* floor_path_name(FloorPath p);
+std::optional<FloorLoop> floor_exit_loop(FloorExit kind, size_t exits, std::string& why_not,
+                                         FloorPath path = FloorPath::Bare);
 
 } // namespace eb::bench

@@ -1,6 +1,5 @@
 #include "kvm/exit.h"
 
-#include <algorithm>
 #include <array>
 
 namespace eb::kvm {
@@ -26,27 +25,5 @@ static_assert(KVM_EXIT_IO == 2 && KVM_EXIT_MMIO == 6 && KVM_EXIT_SHUTDOWN == 8 &
 } // namespace
 
 const char* exit_name(uint64_t reason) { return reason < kNames.size() ? kNames[reason] : nullptr; }
-
-VcpuExit decode_exit(kvm_run& run) {
-    switch (run.exit_reason) {
-    case KVM_EXIT_IO:
-        if (run.io.direction == KVM_EXIT_IO_OUT) return exit::IoOut{run.io.port, run.io.size, run.io.count, io_data(run)};
-        return exit::IoIn{run.io.port, run.io.size, run.io.count, io_data(run)};
-    case KVM_EXIT_MMIO:
-        if (run.mmio.is_write) return exit::MmioWrite{run.mmio.phys_addr, mmio_data(run)};
-        return exit::MmioRead{run.mmio.phys_addr, mmio_data(run)};
-    case KVM_EXIT_HYPERCALL: return exit::Hypercall{run.hypercall.nr, run.hypercall.ret};
-    case KVM_EXIT_X86_RDMSR: return exit::RdMsr{run.msr.index, run.msr.data, run.msr.error};
-    case KVM_EXIT_X86_WRMSR: return exit::WrMsr{run.msr.index, run.msr.data, run.msr.error};
-    case KVM_EXIT_HLT: return exit::Hlt{};
-    case KVM_EXIT_SHUTDOWN: return exit::Shutdown{};
-    case KVM_EXIT_FAIL_ENTRY: return exit::FailEntry{run.fail_entry.hardware_entry_failure_reason};
-    case KVM_EXIT_INTERNAL_ERROR: {
-        uint32_t n = std::min<uint32_t>(run.internal.ndata, std::size(run.internal.data));
-        return exit::InternalError{run.internal.suberror, {run.internal.data, run.internal.data + n}};
-    }
-    default: return exit::Other{run.exit_reason};
-    }
-}
 
 } // namespace eb::kvm

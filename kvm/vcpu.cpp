@@ -26,18 +26,9 @@ Vcpu::~Vcpu() {
     if (run_) ::munmap(run_, mmap_size_);
 }
 
-bool Vcpu::enter() {
-    entered_tsc_ = __rdtsc();
-    int r = ::ioctl(fd_.get(), KVM_RUN, 0);
-    returned_tsc_ = __rdtsc();
-    if (r == 0) return true;
-    if (errno == EINTR || errno == EAGAIN) return false;
+bool Vcpu::kicked() const {
+    if (errno == EINTR || errno == EAGAIN) return true;
     throw Error(EB_IOCTL(KVM_RUN).name, errno);
-}
-
-VcpuExit Vcpu::run() {
-    if (enter()) return decode_exit(*run_);
-    return exit::Interrupted{};
 }
 
 kvm_regs Vcpu::regs() const {

@@ -5,6 +5,8 @@
 #include <vector>
 
 #include <linux/kvm.h>
+#include <sys/ioctl.h>
+#include <x86intrin.h>
 
 #include "kvm/exit.h"
 #include "kvm/fd.h"
@@ -21,13 +23,15 @@ public:
     Vcpu(const Vcpu&) = delete;
     ~Vcpu();
 
-    // One KVM_RUN and why it ended; exit::Interrupted for EINTR/EAGAIN (a
-    // signal or immediate_exit). Other failures throw.
-    VcpuExit run();
-    // One KVM_RUN, the exit left undecoded in exit_area(): false for
-    // EINTR/EAGAIN; other failures throw. The VMM's exit path reads kvm_run
-    // itself for the exits it sees by the thousand.
-    bool enter();
+    // One KVM_RUN, the exit left in exit_area() (read with kvm/exit.h):
+    // false for EINTR/EAGAIN (a signal or immediate_exit); other failures throw.
+    // Inline, the error path out of line: the exit path's only call.
+    bool enter() {
+        entered_tsc_ = __rdtsc();
+        int r = ::ioctl(fd_.get(), KVM_RUN, 0);
+        returned_tsc_ = __rdtsc();
+        return r == 0 || !kicked();
+    }
     kvm_run& exit_area() { return *run_; }
 
     kvm_regs regs() const;
@@ -53,6 +57,9 @@ public:
     int fd() const { return fd_.get(); }
 
 private:
+    // After a failed KVM_RUN: true for EINTR/EAGAIN (a kick); other errors throw.
+    bool kicked() const;
+
     Fd fd_;
     uint32_t id_;
     kvm_run* run_;

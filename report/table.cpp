@@ -88,9 +88,9 @@ std::string userspace_section(const suite::RunReport& r) {
         if (out.empty())
             out = "  userspace exits, cycles per exit: the VMM (KVM_RUN return -> next KVM_RUN, host TSC) and the "
                   "rest, the kernel and hardware round trip:\n";
-        out += fmt::format("  {:<24} VMM p50 {:.0f}, p99 {:.0f}, mean {:.0f} (handler {:.0f}); kernel+hardware "
+        out += fmt::format("  {:<24} VMM p50 {:.0f}, p99 {:.0f}, mean {:.0f}; kernel+hardware "
                            "{:.0f} of {:.0f}{}  (n={})\n",
-                           t.name, s.vmm_p50, s.vmm_p99, s.vmm_mean, s.handler_mean, s.kernel_cycles, s.exit_cycles,
+                           t.name, s.vmm_p50, s.vmm_p99, s.vmm_mean, s.kernel_cycles, s.exit_cycles,
                            suite::baseline_cycles(r) && t.name != "baseline" ? " -baseline" : "", s.exits);
     }
     return out;

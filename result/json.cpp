@@ -67,7 +67,7 @@ json host_profile_json(const std::optional<suite::HostProfile>& p) {
 json userspace_split_json(const std::optional<suite::UserspaceSplit>& s) {
     if (!s) return nullptr;
     return {{"exits", s->exits}, {"vmm_p50_cycles", s->vmm_p50}, {"vmm_p99_cycles", s->vmm_p99},
-            {"vmm_mean_cycles", s->vmm_mean}, {"handler_mean_cycles", s->handler_mean},
+            {"vmm_mean_cycles", s->vmm_mean},
             {"exit_cycles", s->exit_cycles}, {"kernel_cycles", s->kernel_cycles}};
 }
 
@@ -329,7 +329,7 @@ std::optional<suite::UserspaceSplit> userspace_split_from(const json& s) {
     const char* w = "userspace_split";
     return suite::UserspaceSplit{field<uint64_t>(s, "exits", w), field<double>(s, "vmm_p50_cycles", w),
                                  field<double>(s, "vmm_p99_cycles", w), field<double>(s, "vmm_mean_cycles", w),
-                                 field<double>(s, "handler_mean_cycles", w), field<double>(s, "exit_cycles", w),
+                                 field<double>(s, "exit_cycles", w),
                                  field<double>(s, "kernel_cycles", w)};
 }
 

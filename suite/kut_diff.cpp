@@ -15,9 +15,10 @@ const std::vector<KutDifference> kDifferences = {
      "nothing per iteration"},
     {{}, "doubles a batch from 64 iterations until one takes 2^30 cycles and prints that last batch's "
          "cycles per iteration",
-     "doubles from 64 until a batch takes --time-goal (20 ms), discards those, measures --repeats "
-     "batches of that size in each of --sessions fresh VMs; prints the median of the repeats (the "
-     "geometric mean of session medians), also with --format kut",
+     "doubles from 64 until a batch takes 1/16 of --time-goal (20 ms), then scales it to 1.05 goals "
+     "(a first batch over 2 goals is cut to the goal), discards those, measures --repeats batches of "
+     "that size in each of --sessions fresh VMs; prints the median of the repeats (the geometric mean "
+     "of session medians), also with --format kut",
      "vmexit.flat's figure is one batch, ours a centre with an interval; the two agree when the "
      "batches agree"},
     {{}, "calls the body through a function pointer every iteration",

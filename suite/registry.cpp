@@ -60,7 +60,8 @@ std::vector<TestSpec> kut_basic_tests() {
          .summary = "hypercall with rax=0 (VMCALL on Intel, VMMCALL on AMD), handled by KVM",
          .body = Body("vmcall", "vmmcall"), .expect = kernel_exits(1), .needs = {known_vendor()}, .parallel = true,
          .known_issues = {{vmm::Backend::Pvm, "kvm_pvm livelocks on a CPL0 VMCALL/VMMCALL; the "
-                                              "watchdog reports it as hung"}}},
+                                              "watchdog reports it as hung"}},
+         .livelocks_on = {vmm::Backend::Pvm}},
         {.name = "wbinvd", .summary = "WBINVD, intercepted by KVM", .body = "wbinvd",
          .expect = kernel_exits(1), .trace = traced_emulated({0x0f, 0x09}), .parallel = true},
         {.name = "invd", .summary = "INVD (opt-in: it drops dirty cache lines on bare metal)",
@@ -227,7 +228,8 @@ std::vector<TestSpec> beyond_kut_tests() {
          .body = Body("hypercall_to_user_intel", "hypercall_to_user_amd"), .expect = user_hypercall_exits(1),
          .needs = {known_vendor(), capability(EB_CAP(EXIT_HYPERCALL))}, .fixture = hypercall_exit_fixture(),
          .known_issues = {{vmm::Backend::Pvm, "kvm_pvm livelocks on a CPL0 VMCALL/VMMCALL; the "
-                                              "watchdog reports it as hung"}}},
+                                              "watchdog reports it as hung"}},
+         .livelocks_on = {vmm::Backend::Pvm}},
         {.name = "rdmsr_to_user", .summary = "RDMSR denied by the MSR filter: KVM_EXIT_X86_RDMSR",
          .body = "rdmsr_to_user", .expect = user_msr_exits(1),
          .needs = {capability(EB_CAP(X86_USER_SPACE_MSR)), capability(EB_CAP(X86_MSR_FILTER))},

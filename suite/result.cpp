@@ -167,7 +167,6 @@ std::optional<UserspaceSplit> userspace_split(const UserTimes& u, double cycles_
     s.vmm_p50 = u.totals.quantile(0.5);
     s.vmm_p99 = u.totals.quantile(0.99);
     s.vmm_mean = u.totals.vmm_mean();
-    s.handler_mean = u.totals.handler_mean();
     // The figure is a mean over the batch, so the mean is what it splits into.
     double exits_per_iter = double(u.totals.exits) / double(u.iterations);
     s.exit_cycles = (cycles_per_iter - baseline.value_or(0)) / exits_per_iter;

@@ -79,7 +79,6 @@ struct HostProfile {
 struct UserspaceSplit {
     uint64_t exits = 0;               // timed, every vCPU, measured batches
     double vmm_p50 = 0, vmm_p99 = 0, vmm_mean = 0;
-    double handler_mean = 0;          // of vmm_mean, inside the exit's handler
     double exit_cycles = 0;           // the test's cost per userspace exit, minus the baseline when it ran
     double kernel_cycles = 0;         // exit_cycles - vmm_mean
 };

@@ -103,6 +103,7 @@ private:
     uint64_t all_iterations_ = 0;
     uint64_t reuse_ = 0;        // an earlier session's batch size; 0: calibrate from 64
     bool reusing_ = false;      // sized from reuse_, no doubling since
+    bool shrunk_ = false;       // a batch took over 2 goals and the size was cut to the goal, once
     int64_t ready_ns_ = 0, warmup_ns_ = 0, measured_ns_ = 0;
 
     Snapshot prev_;

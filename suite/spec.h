@@ -1,5 +1,6 @@
 // What a registry entry says about a test.
 #pragma once
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <string>
@@ -13,6 +14,9 @@
 #include "vmm/host.h"
 
 namespace eb::suite {
+
+// The watchdog of a test on a backend it is known to livelock on (TestSpec::livelocks_on).
+inline constexpr double kKnownLivelockWatchdogS = 0.3;
 
 // Where the exit a test provokes is handled.
 enum class ExitKind { None, Kernel, UserIo, UserMmio, UserHypercall, UserMsr };
@@ -122,7 +126,11 @@ struct TestSpec {
     bool internal = false;        // harness self-test: not in the default suite
     // Known misbehaviour of a backend, shown by `list` and with a failed result.
     std::vector<std::pair<vmm::Backend, std::string>> known_issues = {};
+    // Backends it is known to livelock on: it still runs there, and is still
+    // reported hung, but its watchdog waits kKnownLivelockWatchdogS, not 3 s.
+    std::vector<vmm::Backend> livelocks_on = {};
 
+    bool livelocks(vmm::Backend b) const { return std::ranges::find(livelocks_on, b) != livelocks_on.end(); }
     std::optional<std::string> known_issue(vmm::Backend b) const {
         for (const auto& [k, text] : known_issues)
             if (k == b) return text;

@@ -21,7 +21,6 @@ uint64_t time_bucket_high(size_t b) {
 ExitTimeTotals& ExitTimeTotals::operator+=(const ExitTimeTotals& o) {
     exits += o.exits;
     vmm_cycles += o.vmm_cycles;
-    handler_cycles += o.handler_cycles;
     for (size_t i = 0; i < kTimeBuckets; ++i) hist[i] += o.hist[i];
     return *this;
 }
@@ -30,7 +29,6 @@ ExitTimeTotals ExitTimeTotals::operator-(const ExitTimeTotals& o) const {
     ExitTimeTotals d;
     d.exits = exits - o.exits;
     d.vmm_cycles = vmm_cycles - o.vmm_cycles;
-    d.handler_cycles = handler_cycles - o.handler_cycles;
     for (size_t i = 0; i < kTimeBuckets; ++i) d.hist[i] = hist[i] - o.hist[i];
     return d;
 }
@@ -56,7 +54,6 @@ ExitTimeTotals ExitTimes::read() const {
     ExitTimeTotals t;
     t.exits = exits_.load(std::memory_order_relaxed);
     t.vmm_cycles = vmm_.load(std::memory_order_relaxed);
-    t.handler_cycles = handler_.load(std::memory_order_relaxed);
     for (size_t i = 0; i < kTimeBuckets; ++i) t.hist[i] = hist_[i].load(std::memory_order_relaxed);
     return t;
 }

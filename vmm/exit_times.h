@@ -29,7 +29,6 @@ uint64_t time_bucket_high(size_t b);
 struct ExitTimeTotals {
     uint64_t exits = 0;
     uint64_t vmm_cycles = 0;      // KVM_RUN return -> next KVM_RUN, summed
-    uint64_t handler_cycles = 0;  // of that, in the exit's handler
     std::array<uint64_t, kTimeBuckets> hist{};  // of the vmm cycles
 
     ExitTimeTotals& operator+=(const ExitTimeTotals& o);
@@ -37,16 +36,14 @@ struct ExitTimeTotals {
     // The q-quantile (0..1) of the vmm cycles, interpolated inside its bucket; 0 without exits.
     double quantile(double q) const;
     double vmm_mean() const { return exits ? double(vmm_cycles) / double(exits) : 0; }
-    double handler_mean() const { return exits ? double(handler_cycles) / double(exits) : 0; }
 };
 
 class ExitTimes {
 public:
     // The vCPU thread only: relaxed loads and stores, never a locked RMW.
-    void record(uint64_t vmm_cycles, uint64_t handler_cycles) {
+    void record(uint64_t vmm_cycles) {
         bump(exits_, 1);
         bump(vmm_, vmm_cycles);
-        bump(handler_, handler_cycles);
         bump(hist_[time_bucket(vmm_cycles)], 1);
     }
     // Any thread; consistent when the vCPU is not in a userspace exit.
@@ -56,7 +53,7 @@ private:
     static void bump(std::atomic<uint64_t>& a, uint64_t by) {
         a.store(a.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
     }
-    std::atomic<uint64_t> exits_{0}, vmm_{0}, handler_{0};
+    std::atomic<uint64_t> exits_{0}, vmm_{0};
     std::array<std::atomic<uint64_t>, kTimeBuckets> hist_{};
 };
 

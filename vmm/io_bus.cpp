@@ -9,12 +9,7 @@ IoBus::Region& IoBus::add(std::string name, uint64_t base, uint64_t len, Handler
     for (const auto& r : regions_)
         if (base < r->base + r->len && r->base < base + len)
             throw std::logic_error("I/O region " + name + " overlaps " + r->name);
-    auto r = std::make_unique<Region>();
-    r->name = std::move(name);
-    r->base = base;
-    r->len = len;
-    r->handler = std::move(h);
-    regions_.push_back(std::move(r));
+    regions_.push_back(std::make_unique<Region>(Region{std::move(name), base, len, std::move(h)}));
     return *regions_.back();
 }
 
@@ -35,7 +30,8 @@ void IoBus::freeze(uint32_t vcpus) {
         for (size_t k = 0; k < t.n_; ++k) {
             t.routes_[k].base = regions_[k]->base;
             t.routes_[k].len = regions_[k]->len;
-            t.routes_[k].handler = &regions_[k]->handler;
+            t.routes_[k].call = regions_[k]->handler.call();
+            t.routes_[k].object = regions_[k]->handler.object();
         }
     }
 }

@@ -13,7 +13,8 @@ namespace eb::vmm {
 enum class StartStep : size_t {
     Vm,          // KVM_CREATE_VM (and the vCPU mmap size)
     Memory,      // mmap of guest RAM
-    Host,        // capability checks, the in-kernel irqchip, the memory slot
+    Slot,        // capability checks, the memory slot
+    Irqchip,     // KVM_CREATE_IRQCHIP (after the slot: see Machine's constructor)
     Image,       // the guest image copied into guest RAM
     Tables,      // page tables, GDT/TSS/IDT, boot info
     Cpuid,       // the CPUID table offered to the guest
@@ -27,7 +28,7 @@ enum class StartStep : size_t {
 };
 
 inline const char* start_step_name(StartStep s) {
-    constexpr const char* kNames[] = {"VM create",   "memory mmap",   "irqchip, caps, memory slot",
+    constexpr const char* kNames[] = {"VM create",   "memory mmap",   "caps, memory slot", "in-kernel irqchip",
                                       "image copy",  "page/descriptor tables, boot info", "CPUID table",
                                       "vCPU create", "vCPU CPUID set", "vCPU registers, boot state",
                                       "per-vCPU records", "devices (the caller's)",

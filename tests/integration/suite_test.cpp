@@ -44,6 +44,9 @@ TEST(Suite, EveryRegistryTestRunsWithTheExpectedOutcome) {
             // kvm_pvm livelocks on a CPL0 hypercall; the watchdog must turn that into a result.
             EXPECT_EQ(t.status, suite::Status::Hung);
             EXPECT_NE(t.detail.find("rip="), std::string::npos);
+            // Known to livelock here: the short watchdog, not the 3 s one.
+            EXPECT_NE(t.detail.find("known to livelock here"), std::string::npos);
+            EXPECT_LT(t.wall_seconds, 2.0);
             continue;
         }
         if (auto known = spec->known_issue(rep.host.backend); known && suite::is_failure(t.status)) {
@@ -263,7 +266,7 @@ TEST(Suite, AdaptiveBatchesReachTheTimeGoal) {
     const auto& t = find(rep, "cpuid");
     double batch_ms = t.iterations * t.sessions.at(0).samples[0] / rep.host.tsc_mhz / 1e3;
     EXPECT_GE(t.iterations, 64u);
-    EXPECT_GT(batch_ms, 5 * 0.5);  // doubled until >= goal; allow timer noise
+    EXPECT_GT(batch_ms, 5 * 0.5);  // sized until >= goal; allow timer noise
 }
 
 // A userspace exit's cost is split into the VMM's time and the kernel and
@@ -286,7 +289,6 @@ TEST(Suite, UserspaceExitsCarryTheVmmSplit) {
         double p50 = s["vmm_p50_cycles"], p99 = s["vmm_p99_cycles"], mean = s["vmm_mean_cycles"];
         EXPECT_GT(p50, 0);
         EXPECT_GE(p99, p50);
-        EXPECT_LE(s["handler_mean_cycles"].get<double>(), mean);
         EXPECT_NEAR(s["kernel_cycles"].get<double>() + mean, s["exit_cycles"].get<double>(), 1e-6);
         EXPECT_LT(mean, s["exit_cycles"].get<double>());  // the VMM is part of the exit, not more
     }

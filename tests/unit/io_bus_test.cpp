@@ -36,7 +36,7 @@ TEST(IoBus, RoutesEachAddressToItsRegionAndNothingElse) {
             continue;
         }
         ASSERT_NE(route, nullptr) << std::hex << addr;
-        vmm::Action a = (*route->handler)({0, addr, false, {}});
+        vmm::Action a = (*route)({0, addr, false, {}});
         EXPECT_EQ(seen, tag) << std::hex << addr;
         EXPECT_EQ(a, tag == 3 ? vmm::Action::Stop : vmm::Action::Resume);
     }

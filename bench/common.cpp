@@ -1,0 +1,51 @@
+#include "bench/common.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+
+namespace eb::bench {
+
+Scratch::Scratch() {
+    char dir[] = "/tmp/exitbench_bench_XXXXXX";
+    if (::mkdtemp(dir)) dir_ = dir;
+}
+
+Scratch::~Scratch() {
+    std::error_code ec;
+    if (ok()) std::filesystem::remove_all(dir_, ec);
+}
+
+Command run_quiet(const std::string& cmd) {
+    Command c;
+    auto t0 = Clock::now();
+    c.status = std::system((cmd + " >/dev/null 2>&1").c_str());
+    c.wall_s = ms_since(t0) / 1e3;
+    return c;
+}
+
+std::optional<nlohmann::json> read_json(const std::string& path, std::string& why) {
+    std::ifstream f(path);
+    if (!f) {
+        why = "no " + path;
+        return std::nullopt;
+    }
+    try {
+        return nlohmann::json::parse(f);
+    } catch (const std::exception& e) {
+        why = path + ": " + e.what();
+        return std::nullopt;
+    }
+}
+
+void print_ratio(std::string_view what, double ours, double floor, std::string_view unit) {
+    fmt::print("  {:<44} {:9.3f} {:<6} floor {:9.3f}  ratio {:6.3f}x  ({:+.3f})\n", what, ours, unit, floor,
+               ours / floor, ours - floor);
+}
+
+void print_verdict(std::string_view section, bool met, std::string_view figure, std::string_view goal) {
+    fmt::print("  verdict, {}: {} — {} (goal {})\n", section, met ? "goal met" : "goal NOT met", figure, goal);
+}
+
+} // namespace eb::bench
