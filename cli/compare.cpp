@@ -259,30 +259,16 @@ void refuse_duplicates(const std::vector<std::vector<std::string>>& paths,
         }
 }
 
-std::string gate_line(const suite::GateEntry& g, double fail_pct) {
-    const auto& e = *g.effect;
-    return fmt::format("{} ({} vs first): {:+.2f}% [{:+.2f}%, {:+.2f}%], Holm p {:.3g}; slowdown beyond {:g}%: Holm "
-                       "p {:.3g}", g.test, g.label, (e.ratio - 1) * 100, (e.ratio_ci.lo - 1) * 100,
-                       (e.ratio_ci.hi - 1) * 100, e.p_holm, fail_pct, g.p_over);
-}
-
 } // namespace
 
 // --fail-if-slower: every slower test on stderr whatever the outcome, then
 // kTestFailed (a regression), kNotTestable (no regression, some test without
 // a verdict) or kOk.
-int apply_gate(const suite::ComparisonReport& cmp, double fail_pct) {
-    auto g = suite::gate(cmp, fail_pct);
+static int apply_gate(const report::GateView& g) {
     for (const auto& s : g.slower)
-        fmt::print(stderr, "exitbench: {}: {}\n", s.fails ? "REGRESSION" : "slower, within the gate",
-                   gate_line(s, fail_pct));
-    for (const auto& n : g.not_testable)
-        fmt::print(stderr, "exitbench: --fail-if-slower: {} ({} vs first) is not testable: {}\n", n.test, n.label,
-                   n.effect->why);
-    fmt::print(stderr, "exitbench: --fail-if-slower {:g}: {} comparison{} gated, {} slower, {} failing, {} not "
-               "testable\n", fail_pct, g.family, g.family == 1 ? "" : "s", g.slower.size(),
-               std::count_if(g.slower.begin(), g.slower.end(), [](const auto& s) { return s.fails; }),
-               g.not_testable.size());
+        fmt::print(stderr, "exitbench: {}: {}\n", s.fails ? "REGRESSION" : "slower, within the gate", s.line);
+    for (const auto& n : g.not_testable) fmt::print(stderr, "exitbench: --fail-if-slower: {}\n", n.line);
+    fmt::print(stderr, "exitbench: {}\n", g.summary());
     switch (g.outcome) {
     case suite::GateOutcome::Regression: return kTestFailed;
     case suite::GateOutcome::NotTestable: return kNotTestable;
@@ -291,9 +277,7 @@ int apply_gate(const suite::ComparisonReport& cmp, double fail_pct) {
     return kOk;
 }
 
-namespace {
-
-} // namespace
+int apply_gate(const suite::ComparisonReport& cmp, double fail_pct) { return apply_gate(report::gate_view(cmp, fail_pct)); }
 
 namespace {
 
@@ -357,6 +341,8 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
         for (auto& w : suite::knob_warnings(doc.report)) reasons.push_back(std::move(w));
         suite::mark_not_answerable(doc.report, std::move(reasons));
     }
+    // Decided before anything is written: every format marks the regressed configurations.
+    if (fail_pct) doc.gate = report::gate_view(doc.report, *fail_pct);
     // The HTML export gets the differential flame graphs; the tables follow
     // a table on stdout, beside any other format they go to stderr (as run's).
     double tsc_mhz = ran.rounds.empty() || ran.rounds[0].empty() ? 0 : ran.rounds[0][0].host.tsc_mhz;
@@ -375,7 +361,7 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
     if (!done.written || !host_written) return kHost;
     if (!done.saved) return kNotSaved;
     if (interrupt.load()) return kInterrupted;
-    if (fail_pct) return apply_gate(doc.report, *fail_pct);
+    if (doc.gate) return apply_gate(*doc.gate);
     if (doc.report.tests.empty()) return kTestFailed;
     return ktap_stdout(a.common.format) ? skip_if_all_skipped(kOk, doc) : kOk;
 }

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "report/grids.h"
+#include "suite/registry.h"
 
 namespace eb::report {
 
@@ -16,8 +19,13 @@ Outcome outcome_of(const std::string& status_name) {
 Outcome CiGroup::outcome() const {
     auto is = [&](Outcome o) { return [o](const CiCase& c) { return c.outcome == o; }; };
     if (std::any_of(cases.begin(), cases.end(), is(Outcome::Fail))) return Outcome::Fail;
-    if (!cases.empty() && std::all_of(cases.begin(), cases.end(), is(Outcome::Skip))) return Outcome::Skip;
+    auto from = cases.begin() + (gated && cases.size() > 1 ? 1 : 0);
+    if (!cases.empty() && std::all_of(from, cases.end(), is(Outcome::Skip))) return Outcome::Skip;
     return Outcome::Pass;
+}
+
+std::string CiGroup::skip_reason() const {
+    return gated ? "not testable against --fail-if-slower" : "every configuration skipped";
 }
 
 namespace {
@@ -42,6 +50,12 @@ CiReport ci_report(const suite::RunReport& r) {
         const auto& t = r.results[i];
         CiCase c{t.name, outcome_of(suite::status_name(t.status)), suite::status_name(t.status), t.detail,
                  figures(g, g.rows[i], {"test", "status", "detail"}), t.wall_seconds};
+        if (auto known = suite::expected_failure(r.host.backend, t)) {
+            c.outcome = Outcome::XFail;
+            c.directive_text = *known;
+        } else if (t.status == suite::Status::Hung) {
+            c.directive_text = fmt::format("no guest progress for {:g} s", r.settings.watchdog_s);
+        }
         if (!t.exits.note.empty() && suite::measured(t))
             c.reason += (c.reason.empty() ? "" : "\n") + t.exits.note;
         for (const auto& w : t.warnings) c.reason += (c.reason.empty() ? "" : "\n") + w;
@@ -51,17 +65,32 @@ CiReport ci_report(const suite::RunReport& r) {
     return out;
 }
 
+namespace {
+
+// --fail-if-slower's decision on one configuration: a regression fails it, a
+// comparison the gate could not test is a skip, each saying why.
+void apply_gate(CiCase& c, const GateMark& m) {
+    if (m.fails) c.outcome = Outcome::Fail, c.status = "regression";
+    else if (!m.slower && c.outcome != Outcome::Fail) c.outcome = Outcome::Skip, c.status = "not testable";
+    c.reason = m.line + (c.reason.empty() ? "" : "\n" + c.reason);
+}
+
+} // namespace
+
 CiReport ci_report(const Comparison& c) {
     CiReport out{"exitbench compare", c.header, compare_notes(c), {}, true, {}, {}};
+    if (c.gate) out.notes.push_back(c.gate->summary());
     Grid g = compare_grid(c);
     size_t row = 0;
     for (const auto& t : c.report.tests) {
-        CiGroup group{t.test, {}};
+        CiGroup group{t.test, {}, c.gate && t.test != "baseline"};
         for (const auto& k : t.configs) {
             auto figs = figures(g, g.rows[row++], {"test", "config", "status"});
             if (k.unit_medians.empty())  // nothing measured: the grid's 0 is no figure
                 std::erase_if(figs, [](const auto& f) { return f.first == "geomean_cycles"; });
             group.cases.push_back({k.label, outcome_of(k.status), k.status, k.detail, std::move(figs)});
+            const GateMark* m = c.gate && &k != &t.configs.front() ? c.gate->find(t.test, k.label) : nullptr;
+            if (m) apply_gate(group.cases.back(), *m);
         }
         out.groups.push_back(std::move(group));
     }

@@ -11,7 +11,9 @@
 
 namespace eb::report {
 
-enum class Outcome { Pass, Fail, Skip };
+// XFail: a failure the backend's known limitation explains (kselftest's
+// XFAIL, suite::expected_failure): shown with its reason, failing nothing.
+enum class Outcome { Pass, Fail, Skip, XFail };
 
 struct CiCase {
     std::string name;      // the test (run) or the configuration's label (compare)
@@ -20,13 +22,21 @@ struct CiCase {
     std::string reason;    // why skipped or failed (may span lines); else a detail worth showing
     std::vector<std::pair<std::string, std::string>> figures;  // non-empty grid cells, column -> value
     double seconds = -1;   // wall time, when known
+    // The KTAP directive's text when it is not the reason's first line: the
+    // known limitation of an expected failure, the watchdog's time of a hang.
+    std::string directive_text = {};
 };
 
 // A run's tests, or one compared test with a case per configuration.
 struct CiGroup {
     std::string name;      // "" for a run; the test's name in a compare
     std::vector<CiCase> cases;
-    Outcome outcome() const;  // Fail if any case failed, Skip if all skipped, else Pass
+    // A gated compare: the first case is the reference the others are tested
+    // against, so the test is a skip when every other case is one.
+    bool gated = false;
+    // Fail if any case failed, Skip if all (gated: all but the reference) skipped, else Pass.
+    Outcome outcome() const;
+    std::string skip_reason() const;
 };
 
 struct CiReport {

@@ -4,11 +4,13 @@
 // Results of many hosts (report merge) and profile compare's are subjects too.
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "profile/analyze.h"
+#include "report/gate_view.h"
 #include "report/merge.h"
 #include "suite/compare.h"
 #include "suite/result.h"
@@ -20,6 +22,7 @@ namespace eb::report {
 struct Comparison {
     suite::ComparisonReport report;
     std::vector<std::string> header;
+    std::optional<GateView> gate = {};  // --fail-if-slower's decision, when asked for
 };
 
 // profile compare's result: per key, the old and new traces side by side.

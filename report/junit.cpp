@@ -1,8 +1,9 @@
 // JUnit XML, the structure GitLab and Jenkins read: <testsuites>, a
 // <testsuite> per run (or per compared test), a <testcase> per test (or per
-// configuration) with <skipped>, <failure> or <error> and the reason, and the
-// figures as the testcase's <properties>. tests/schema/junit.xsd is the structure
-// this promises. Names come from result files, so every string is escaped
+// configuration) with <skipped>, <failure> or <error>: the reason and the
+// figures as its text (what GitLab shows), and the figures as its
+// <system-out> (what Jenkins shows). Jenkins xUnit's junit-10.xsd
+// (tests/schema/) is the structure it keeps to: no properties on a testcase. Names come from result files, so every string is escaped
 // and characters XML 1.0 forbids (or bytes that are not UTF-8) are replaced.
 #include <fmt/format.h>
 
@@ -68,9 +69,10 @@ std::string attr(std::string_view name, std::string_view value) {
 struct Counts {
     size_t tests = 0, failures = 0, errors = 0, skipped = 0;
     double seconds = 0;
-    std::string attrs() const {
-        return fmt::format(" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.3f}\"", tests,
-                           failures, errors, skipped, seconds);
+    // junit-10.xsd has `skipped` on a testsuite, not on testsuites.
+    std::string attrs(bool with_skipped) const {
+        return fmt::format(" tests=\"{}\" failures=\"{}\" errors=\"{}\"{} time=\"{:.3f}\"", tests, failures, errors,
+                           with_skipped ? fmt::format(" skipped=\"{}\"", skipped) : "", seconds);
     }
 };
 
@@ -80,7 +82,7 @@ Counts count(const CiGroup& g) {
     Counts n;
     for (const auto& c : g.cases) {
         ++n.tests;
-        if (c.outcome == Outcome::Skip) ++n.skipped;
+        if (c.outcome == Outcome::Skip || c.outcome == Outcome::XFail) ++n.skipped;
         else if (c.outcome == Outcome::Fail) ++(is_error(c) ? n.errors : n.failures);
         if (c.seconds > 0) n.seconds += c.seconds;
     }
@@ -89,24 +91,33 @@ Counts count(const CiGroup& g) {
 
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
+// The status and figures, one "name=value" list: the text GitLab shows of a
+// failure or a skip (it never shows properties), and system-out, which
+// Jenkins shows of every case.
+std::string figure_text(const CiCase& c) {
+    std::string out = "status=" + c.status;
+    for (const auto& [k, v] : c.figures) out += " " + k + "=" + v;
+    return out;
+}
+
+// A failure's or a skip's element: the reason's first line as the message,
+// the whole reason and the figures as its text.
+std::string verdict_element(const char* el, const std::string& type, const std::string& why, const CiCase& c) {
+    return fmt::format("      <{}{}{}>{}</{}>\n", el, attr("message", first_line(why)), attr("type", type),
+                       xml_escape(why + "\n" + figure_text(c), false), el);
+}
+
 std::string testcase(const CiCase& c, const std::string& classname) {
     std::string out = "    <testcase" + attr("name", c.name) + attr("classname", classname);
     if (c.seconds >= 0) out += fmt::format(" time=\"{:.3f}\"", c.seconds);
-    out += ">\n      <properties>\n";
-    out += "        <property" + attr("name", "status") + attr("value", c.status) + "/>\n";
-    for (const auto& [k, v] : c.figures) out += "        <property" + attr("name", k) + attr("value", v) + "/>\n";
-    out += "      </properties>\n";
+    out += ">\n";
     std::string why = c.reason.empty() ? c.status : c.reason;
-    if (c.outcome == Outcome::Skip) {
-        out += "      <skipped" + attr("message", first_line(why)) + "/>\n";
-    } else if (c.outcome == Outcome::Fail) {
-        const char* el = is_error(c) ? "error" : "failure";
-        out += fmt::format("      <{}{}{}>{}</{}>\n", el, attr("message", first_line(why)), attr("type", c.status),
-                           xml_escape(why, false), el);
-    } else if (!c.reason.empty()) {
-        out += "      <system-out>" + xml_escape(c.reason, false) + "</system-out>\n";
-    }
-    return out + "    </testcase>\n";
+    if (c.outcome == Outcome::Skip) out += verdict_element("skipped", c.status, why, c);
+    else if (c.outcome == Outcome::XFail)  // as pytest writes an expected failure
+        out += verdict_element("skipped", "xfail", "expected failure: " + why, c);
+    else if (c.outcome == Outcome::Fail) out += verdict_element(is_error(c) ? "error" : "failure", c.status, why, c);
+    std::string said = figure_text(c) + (c.reason.empty() ? "" : "\n" + c.reason);
+    return out + "      <system-out>" + xml_escape(said, false) + "</system-out>\n    </testcase>\n";
 }
 
 std::string render_junit(const CiReport& r) {
@@ -118,7 +129,7 @@ std::string render_junit(const CiReport& r) {
         all.seconds += n.seconds;
         std::string name = g.name.empty() ? r.title : r.title + ": " + g.name;
         std::string classname = g.name.empty() ? "exitbench.run" : "exitbench.compare." + g.name;
-        suites += "  <testsuite" + attr("name", name) + n.attrs();
+        suites += "  <testsuite" + attr("name", name) + n.attrs(true);
         if (!r.timestamp.empty()) suites += attr("timestamp", r.timestamp.substr(0, r.timestamp.find('Z')));
         if (!r.hostname.empty()) suites += attr("hostname", r.hostname);
         suites += ">\n";
@@ -130,7 +141,7 @@ std::string render_junit(const CiReport& r) {
             suites += "    <system-out>" + xml_escape(out, false) + "</system-out>\n";
         suites += "  </testsuite>\n";
     }
-    return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites" + attr("name", r.title) + all.attrs() + ">\n" +
+    return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites" + attr("name", r.title) + all.attrs(false) + ">\n" +
            suites + "</testsuites>\n";
 }
 

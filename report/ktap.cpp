@@ -44,12 +44,17 @@ public:
         if (!subtest.empty()) line("# Subtest: " + ktap_description(subtest));
         line(fmt::format("1..{}", plan));
     }
-    // A result line; a skip carries its reason as the SKIP directive's text.
-    void result(size_t n, const std::string& name, Outcome o, const std::string& reason) {
+    // A result line with its directive (ktap.rst): SKIP and XFAIL on "ok",
+    // TIMEOUT (a hang: the watchdog stopped it) and ERROR (the host failed,
+    // not the test) on "not ok", each with the reason's first line.
+    void result(size_t n, const std::string& name, Outcome o, const std::string& status, const std::string& text) {
         std::string l = fmt::format("{} {} {}", o == Outcome::Fail ? "not ok" : "ok", n, ktap_description(name));
-        if (o == Outcome::Skip) {
-            auto first = reason.substr(0, reason.find('\n'));
-            l += " # SKIP" + (first.empty() ? "" : " " + printable(first));
+        const char* directive = o == Outcome::Skip ? "SKIP" : o == Outcome::XFail ? "XFAIL"
+                                : o != Outcome::Fail ? nullptr : status == "hung" ? "TIMEOUT"
+                                : status == "error" ? "ERROR" : nullptr;
+        if (directive) {
+            auto first = printable(text.substr(0, text.find('\n')));
+            l += fmt::format(" # {}{}{}", directive, first.empty() ? "" : " ", first);
         }
         line(l);
     }
@@ -70,7 +75,7 @@ std::string figure_line(const std::string& who, const CiCase& c) {
 void emit_case(Writer& w, size_t n, const std::string& who, const CiCase& c) {
     w.diag(figure_line(who, c));
     if (!c.reason.empty()) w.diag(fmt::format("{} ({}): {}", who, c.status, c.reason));
-    w.result(n, c.name, c.outcome, c.reason);
+    w.result(n, c.name, c.outcome, c.status, c.directive_text.empty() ? c.reason : c.directive_text);
 }
 
 std::string render_ktap(const CiReport& r) {
@@ -93,7 +98,7 @@ std::string render_ktap(const CiReport& r) {
         for (const auto& c : g.cases) emit_case(sub, ++k, g.name + " " + c.name, c);
         top.text() += sub.text();
         Outcome o = g.outcome();
-        top.result(++n, g.name, o, o == Outcome::Skip ? "every configuration skipped" : "");
+        top.result(++n, g.name, o, "", o == Outcome::Skip ? g.skip_reason() : "");
     }
     return top.text();
 }

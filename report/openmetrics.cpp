@@ -1,6 +1,7 @@
 // Metrics for a fleet: the Prometheus text exposition format (0.0.4), as
 // node_exporter's textfile collector reads it. No sample carries a timestamp
 // (the collector refuses those); the run's time is a gauge of its own.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <ctime>
@@ -11,6 +12,7 @@
 #include "report/openmetrics.h"
 #include "report/grids.h"
 #include "stats/inference.h"
+#include "suite/registry.h"
 
 namespace eb::report {
 
@@ -86,9 +88,70 @@ double epoch_seconds(const std::string& iso) {
     return end && !*end ? double(timegm(&tm)) : NAN;
 }
 
+// --per-exit: single iterations as a histogram in seconds. The bounds are
+// the same on every host (1-2.5-5 steps from 100 ns to 10 ms), so a fleet
+// can sum the buckets and take quantiles across hosts.
+void per_exit_histogram(Metrics& m, const suite::RunReport& r, const Labels& host) {
+    static const std::vector<double> bounds = {1e-7, 2.5e-7, 5e-7, 1e-6, 2.5e-6, 5e-6, 1e-5, 2.5e-5, 5e-5,
+                                               1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 1e-2};
+    bool any = false;
+    for (const auto& t : r.results) {
+        auto net = net_per_exit(r, t);
+        if (net.empty() || !(r.host.tsc_mhz > 0)) continue;
+        if (!any) m.family("exitbench_per_exit_seconds", "histogram", "--per-exit: single iterations, minus the "
+                                                                      "timestamp pair's cost, at the TSC frequency");
+        any = true;
+        std::vector<size_t> in(bounds.size() + 1, 0);
+        double sum = 0;
+        for (double cycles : net) {
+            double sec = cycles / (r.host.tsc_mhz * 1e6);
+            sum += sec;
+            ++in[size_t(std::lower_bound(bounds.begin(), bounds.end(), sec) - bounds.begin())];
+        }
+        size_t cumulative = 0;
+        for (size_t i = 0; i <= bounds.size(); ++i) {
+            cumulative += in[i];
+            std::string le = i < bounds.size() ? fmt::format("{:g}", bounds[i]) : "+Inf";
+            m.sample("exitbench_per_exit_seconds_bucket", with(host, {{"test", t.name}, {"le", le}}), double(cumulative));
+        }
+        m.sample("exitbench_per_exit_seconds_sum", with(host, {{"test", t.name}}), sum);
+        m.sample("exitbench_per_exit_seconds_count", with(host, {{"test", t.name}}), double(net.size()));
+    }
+}
+
+// The run as a whole, rewritten by every run whatever its outcome: when it
+// ended, and whether its tests passed (a failure a known limitation of the
+// backend explains does not count). The tool's own failures are its exit status.
+void last_run_metrics(Metrics& m, const suite::RunReport& r, const Labels& host) {
+    double start = epoch_seconds(r.provenance.timestamp_utc);
+    double took = r.wall_time ? r.wall_time->total / 1e9 : 0;
+    m.family("exitbench_last_run_timestamp_seconds", "gauge", "when the last run ended, Unix time");
+    m.sample("exitbench_last_run_timestamp_seconds", host, start + took);
+    bool passed = !r.interrupted;
+    size_t expected = 0;
+    for (const auto& t : r.results) {
+        bool known = suite::expected_failure(r.host.backend, t).has_value();
+        expected += known;
+        if (suite::is_failure(t.status) && !known) passed = false;
+    }
+    m.family("exitbench_last_run_success", "gauge", "1 when the last run finished and no test failed, else 0");
+    m.sample("exitbench_last_run_success", host, passed ? 1 : 0);
+    if (r.wall_time) {
+        m.family("exitbench_last_run_duration_seconds", "gauge", "wall time of the last run");
+        m.sample("exitbench_last_run_duration_seconds", host, took);
+    }
+    if (expected)
+        m.family("exitbench_test_expected_failure", "gauge", "1 for a failed test a known limitation of the "
+                                                             "backend explains (kselftest's XFAIL)");
+    for (const auto& t : r.results)
+        if (suite::expected_failure(r.host.backend, t)) m.sample("exitbench_test_expected_failure", with(host, {{"test", t.name}}), 1);
+}
+
 void run_metrics(Metrics& m, const suite::RunReport& r) {
-    Labels host{{"backend", vmm::backend_name(r.host.backend)}, {"cpu_model", r.host.cpu_model},
-                {"kernel", r.host.kernel_release}};
+    // `host`: the files of two hosts in one collector stay two sets of
+    // series; two files of one host collide, as they should.
+    Labels host{{"host", r.provenance.hostname}, {"backend", vmm::backend_name(r.host.backend)},
+                {"cpu_model", r.host.cpu_model}, {"kernel", r.host.kernel_release}};
     m.family("exitbench_run_info", "gauge", "1, labelled with where and from which build the run came");
     std::string microcode;  // for PromQL joins: the fleet's spread by CPU model and microcode
     for (const auto& [k, v] : r.env)
@@ -97,41 +160,28 @@ void run_metrics(Metrics& m, const suite::RunReport& r) {
                                                {"git", r.provenance.git_describe}, {"microcode", microcode}}), 1);
     m.family("exitbench_run_timestamp_seconds", "gauge", "when the run started, Unix time");
     m.sample("exitbench_run_timestamp_seconds", host, epoch_seconds(r.provenance.timestamp_utc));
-    m.family("exitbench_exit_cycles", "summary", "TSC cycles per iteration: the median of the repeats (one "
-                                                 "session) or the geometric mean of the session medians");
-    for (const auto& t : r.results)
-        if (auto hl = suite::headline(t)) m.sample("exitbench_exit_cycles", with(host, {{"test", t.name}, {"quantile", "0.5"}}), hl->cycles);
-    m.family("exitbench_exit_cycles_ci95", "gauge", "bounds of the 95% interval of exitbench_exit_cycles");
-    for (const auto& t : r.results)
-        if (auto hl = suite::headline(t)) {
-            m.sample("exitbench_exit_cycles_ci95", with(host, {{"test", t.name}, {"bound", "lower"}}), hl->ci.lo);
-            m.sample("exitbench_exit_cycles_ci95", with(host, {{"test", t.name}, {"bound", "upper"}}), hl->ci.hi);
-        }
-    m.family("exitbench_exit_seconds", "gauge", "exitbench_exit_cycles in seconds, at the TSC frequency");
+    last_run_metrics(m, r, host);
+    m.family("exitbench_exit_seconds", "gauge", "seconds per iteration: the median of the repeats (one session) or "
+                                                "the geometric mean of the session medians, at the TSC frequency");
     for (const auto& t : r.results)
         if (auto hl = suite::headline(t)) m.sample("exitbench_exit_seconds", with(host, {{"test", t.name}}), hl->cycles / (r.host.tsc_mhz * 1e6));
+    m.family("exitbench_exit_seconds_ci95", "gauge", "bounds of the 95% interval of exitbench_exit_seconds");
+    for (const auto& t : r.results)
+        if (auto hl = suite::headline(t)) {
+            double hz = r.host.tsc_mhz * 1e6;
+            m.sample("exitbench_exit_seconds_ci95", with(host, {{"test", t.name}, {"bound", "lower"}}), hl->ci.lo / hz);
+            m.sample("exitbench_exit_seconds_ci95", with(host, {{"test", t.name}, {"bound", "upper"}}), hl->ci.hi / hz);
+        }
+    m.family("exitbench_exit_cycles", "gauge", "exitbench_exit_seconds in TSC cycles, the unit KVM patches quote");
+    for (const auto& t : r.results)
+        if (auto hl = suite::headline(t)) m.sample("exitbench_exit_cycles", with(host, {{"test", t.name}}), hl->cycles);
     m.family("exitbench_exits_per_iteration", "gauge", "exits per iteration as the host's counters verified them");
     for (const auto& t : r.results)
         if (t.exits.measured) m.sample("exitbench_exits_per_iteration", with(host, {{"test", t.name}}), *t.exits.measured);
     m.family("exitbench_test_status", "gauge", "1 for the status each test ended with");
     for (const auto& t : r.results)
         m.sample("exitbench_test_status", with(host, {{"test", t.name}, {"status", suite::status_name(t.status)}}), 1);
-    bool any = false;
-    for (const auto& t : r.results) {
-        auto net = net_per_exit(r, t);
-        if (net.empty()) continue;
-        if (!any) m.family("exitbench_per_exit_cycles", "summary", "--per-exit: cycles of single iterations, minus "
-                                                                   "the timestamp pair's cost");
-        any = true;
-        std::vector<double> qs{0.5, 0.9, 0.99, 0.999};
-        auto p = stats::percentiles(net, qs);
-        for (size_t i = 0; i < qs.size(); ++i)
-            m.sample("exitbench_per_exit_cycles", with(host, {{"test", t.name}, {"quantile", fmt::format("{:g}", qs[i])}}), p[i]);
-        double sum = 0;
-        for (double x : net) sum += x;
-        m.sample("exitbench_per_exit_cycles_sum", with(host, {{"test", t.name}}), sum);
-        m.sample("exitbench_per_exit_cycles_count", with(host, {{"test", t.name}}), double(net.size()));
-    }
+    per_exit_histogram(m, r, host);
 }
 
 void compare_metrics(Metrics& m, const Comparison& c) {

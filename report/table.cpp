@@ -5,6 +5,7 @@
 
 #include "report/compare.h"
 #include "report/exporter.h"
+#include "suite/registry.h"
 #include "report/sanitize.h"
 #include "report/wall_text.h"
 #include "report/grids.h"
@@ -14,6 +15,23 @@
 #include "stats/summary.h"
 
 namespace eb::report {
+
+namespace {
+
+// The failures a known limitation of the backend explains: each is still in
+// the table with its reason; this says they do not fail the run.
+std::string expected_failures_line(const suite::RunReport& r) {
+    std::vector<std::string> names;
+    for (const auto& t : r.results)
+        if (suite::expected_failure(r.host.backend, t)) names.push_back(t.name);
+    if (names.empty()) return "";
+    return fmt::format("expected failures ({} known limitation{} of {}, each explained above; they do not fail the "
+                       "run): {}\n", names.size(), names.size() == 1 ? "" : "s",
+                       r.host.backend_module.empty() ? vmm::backend_name(r.host.backend) : r.host.backend_module,
+                       fmt::join(names, ", "));
+}
+
+} // namespace
 
 namespace {
 
@@ -204,6 +222,7 @@ public:
         for (const auto& [k, v] : notes.counts) parts.push_back(fmt::format("{} {}", v, k));
         out += fmt::format("{} tests: {}{}\n", r.results.size(), fmt::join(parts, ", "),
                            r.interrupted ? " (interrupted: later tests did not run)" : "");
+        out += expected_failures_line(r);
         return out + wall_time_text(r);
     }
 

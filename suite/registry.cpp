@@ -293,4 +293,10 @@ const TestSpec* find_test(std::string_view name) {
     return nullptr;
 }
 
+std::optional<std::string> expected_failure(vmm::Backend backend, const TestResult& t) {
+    if (!is_failure(t.status) || t.status == Status::Error) return std::nullopt;
+    const TestSpec* spec = find_test(t.name);
+    return spec ? spec->known_issue(backend) : std::nullopt;
+}
+
 } // namespace eb::suite

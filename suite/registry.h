@@ -1,8 +1,11 @@
 // The test registry: one entry per test, in the order tests run.
 #pragma once
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "suite/result.h"
 #include "suite/spec.h"
 
 namespace eb::suite {
@@ -10,5 +13,9 @@ namespace eb::suite {
 const std::vector<TestSpec>& registry();
 // By name or alias; nullptr if unknown.
 const TestSpec* find_test(std::string_view name);
+// An expected failure (kselftest's XFAIL): the backend's known limitation
+// that explains `t` failing or hanging, or nullopt. A host-side error is
+// never expected, and neither is a test the registry does not know.
+std::optional<std::string> expected_failure(vmm::Backend backend, const TestResult& t);
 
 } // namespace eb::suite

@@ -152,6 +152,7 @@ TEST(Export, PromtoolAcceptsRealRunMetrics) {
     EXPECT_EQ(slurp(dir.file("log")), "");
     auto prom = slurp(dir.file("m.prom"));
     for (const char* m : {"exitbench_exit_cycles{", "exitbench_run_timestamp_seconds{", "exitbench_test_status{",
-                          "exitbench_per_exit_cycles{"})
+                          "exitbench_per_exit_seconds_bucket{", "exitbench_last_run_success{",
+                          "exitbench_last_run_timestamp_seconds{"})
         EXPECT_NE(prom.find(m), std::string::npos) << m << "\n" << prom;
 }

@@ -189,8 +189,8 @@ TEST(Fleet, RunMetricsReachPrometheusWithTheirHostLabels) {
     const auto& m = cycles[0]["metric"];
     EXPECT_EQ(m["job"], "node");
     EXPECT_EQ(m["instance"], "127.0.0.1:" + std::to_string(s.node_port()));
-    EXPECT_EQ(m["quantile"], "0.5");
-    for (const char* host_fact : {"backend", "cpu_model", "kernel"})
+    EXPECT_EQ(m.count("quantile"), 0u) << "a gauge, not a summary with a made-up quantile: " << m.dump();
+    for (const char* host_fact : {"host", "backend", "cpu_model", "kernel"})
         EXPECT_FALSE(m.value(host_fact, "").empty()) << host_fact << " in " << m.dump();
     EXPECT_GT(std::stod(cycles[0]["value"][1].get<std::string>()), 0);
     EXPECT_EQ(s.query("exitbench_test_status").size(), 3u);  // cpuid, inl_from_qemu, baseline
@@ -206,6 +206,21 @@ TEST(Fleet, RunMetricsReachPrometheusWithTheirHostLabels) {
     EXPECT_EQ(spread[0]["value"][1], "1") << spread.dump();
     EXPECT_FALSE(spread[0]["metric"].value("cpu_model", "").empty()) << spread.dump();
     std::cout << "prometheus: spread by cpu_model, microcode = " << spread.dump() << "\n";
+    s.expect_no_parse_error();
+    auto ok = s.wait_for("exitbench_last_run_success == 1");
+    ASSERT_EQ(ok.size(), 1u) << ok.dump();
+    auto when = s.query("time() - exitbench_last_run_timestamp_seconds");
+    ASSERT_EQ(when.size(), 1u) << when.dump();
+    EXPECT_LT(std::stod(when[0]["value"][1].get<std::string>()), 600) << "the last run ended minutes ago";
+
+    // A run whose test fails rewrites the file: Prometheus sees the failure.
+    auto f = run_cli({"run", "selftest_fault", "-r", "2", "-n", "100", "--sessions", "1", "--no-save",
+                      "--export-openmetrics", textfiles + "/exitbench.prom"});
+    ASSERT_EQ(f.rc, 1) << f.err;
+    auto failed = s.wait_for("exitbench_last_run_success == 0");
+    ASSERT_EQ(failed.size(), 1u) << failed.dump();
+    std::cout << "prometheus: after a failed run, exitbench_last_run_success = " << failed.dump() << "\n";
+    EXPECT_FALSE(s.wait_for("exitbench_test_status{test=\"selftest_fault\",status=\"failed\"}").empty());
     s.expect_no_parse_error();
 }
 
@@ -249,8 +264,8 @@ TEST(Fleet, ReadmeQueryFlagsAKernelUpdateThatCostMore) {
     std::string textfiles = dir.file("textfile");
     ASSERT_EQ(mkdir(textfiles.c_str(), 0755), 0);
     auto publish = [&](const char* kernel, double cycles) {  // atomically, as exitbench does
-        std::ofstream(textfiles + "/.next") << "# TYPE exitbench_exit_cycles summary\nexitbench_exit_cycles{kernel=\""
-                                            << kernel << "\",test=\"cpuid\",quantile=\"0.5\"} " << cycles << "\n";
+        std::ofstream(textfiles + "/.next") << "# TYPE exitbench_exit_cycles gauge\nexitbench_exit_cycles{kernel=\""
+                                            << kernel << "\",test=\"cpuid\"} " << cycles << "\n";
         ASSERT_EQ(rename((textfiles + "/.next").c_str(), (textfiles + "/exitbench.prom").c_str()), 0);
     };
     const std::string rose =

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs exitbench as a user would: `cmake --install` to a scratch prefix,
 # and the .deb from CPack unpacked into a scratch root. Checks the tree, the
-# package's Depends and license, the program, its man page and completion.
+# package's Depends and license, lintian's verdict, the binary's hardening,
+# the maintainer scripts, the program, its man page and completion.
 #   tests/package/package_test.sh BUILD_DIR
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -12,7 +13,7 @@ fail() { echo "package_test: FAIL: $*" >&2; exit 1; }
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
 for f in bin/exitbench share/man/man1/exitbench.1.gz share/man/man1/exitbench-run.1.gz \
          share/man/man1/exitbench-profile-record.1.gz share/bash-completion/completions/exitbench \
-         share/zsh/vendor-completions/_exitbench share/doc/exitbench/README.md share/doc/exitbench/copyright \
+         share/zsh/vendor-completions/_exitbench share/doc/exitbench/README.md share/doc/exitbench/copyright share/doc/exitbench/changelog.gz \
          lib/systemd/system/exitbench-fleet.service lib/systemd/system/exitbench-fleet.timer; do
     [ -s "$tmp/prefix/$f" ] || fail "cmake --install did not install $f"
 done
@@ -29,13 +30,42 @@ grep -q './usr/share/doc/exitbench/copyright' <<<"$contents" || fail "the .deb c
 for unit in exitbench-fleet.service exitbench-fleet.timer; do
     grep -q "./usr/lib/systemd/system/$unit" <<<"$contents" || fail "the .deb carries no $unit"
 done
-# Disabled by default: nothing in the package enables (or starts) the timer.
+# The maintainer scripts, as dh_installsystemd --no-enable writes them: the
+# timer is disabled on a first install (enabled again on upgrade only if it
+# was), stopped on removal, its state purged.
 dpkg-deb -e "$deb" "$tmp/control"
-! grep -rqs 'systemctl\|deb-systemd' "$tmp/control" || fail "a maintainer script enables or starts a unit"
+for script in postinst prerm postrm; do
+    [ -x "$tmp/control/$script" ] || fail "the .deb has no executable $script"
+    sh -n "$tmp/control/$script" || fail "$script does not parse"
+done
+grep -B1 "deb-systemd-helper enable" "$tmp/control/postinst" | grep -q "was-enabled" ||
+    fail "postinst enables the timer on a first install"
+grep -q "deb-systemd-invoke stop 'exitbench-fleet.timer'" "$tmp/control/prerm" || fail "prerm leaves the timer running"
+grep -q "deb-systemd-helper purge 'exitbench-fleet.timer'" "$tmp/control/postrm" || fail "postrm does not purge"
 echo "$(basename "$deb"): Depends: $depends"
+
+# Debian's policy as lintian checks it, at its default level: no error, no warning.
+if command -v lintian >/dev/null; then
+    said=$(lintian --fail-on error,warning "$deb" 2>&1 | grep -v '^running with root privileges') ||
+        { echo "$said"; fail "lintian rejects the .deb"; }
+    echo "lintian: ${said:-no error and no warning}"
+else
+    echo "package_test: lintian not run: it is not installed (Debian package lintian)"
+fi
 
 dpkg -x "$deb" "$tmp/root"
 bin=$tmp/root/usr/bin/exitbench
+# dpkg-buildflags' hardening: full RELRO with BIND_NOW, fortified calls, the stack protector.
+dynamic=$(readelf -d "$bin") symbols=$(readelf --dyn-syms -W "$bin")
+grep -qE 'BIND_NOW|FLAGS_1.*NOW' <<<"$dynamic" || fail "the binary is not linked with -z now"
+grep -q 'GNU_RELRO' <<<"$(readelf -lW "$bin")" || fail "the binary has no RELRO"
+grep -q '__stack_chk_fail' <<<"$symbols" || fail "the binary has no stack protector"
+grep -qE '__[a-z_]+_chk(@|$| )' <<<"$(grep -v __stack_chk <<<"$symbols")" || fail "the binary calls no fortified function"
+grep -q '^Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/' \
+    "$tmp/root/usr/share/doc/exitbench/copyright" || fail "the copyright is not DEP-5"
+grep -q '/usr/share/common-licenses/GPL-2' "$tmp/root/usr/share/doc/exitbench/copyright" ||
+    fail "the copyright does not point to common-licenses"
+echo "hardening: BIND_NOW, RELRO, stack protector, fortified calls"
 version=$(dpkg-deb -f "$deb" Version)
 [[ $("$bin" --version) == *"$version"* ]] || fail "exitbench --version does not say $version"
 page=$(MANWIDTH=100 man -l "$tmp/root/usr/share/man/man1/exitbench-run.1.gz" 2>/dev/null)

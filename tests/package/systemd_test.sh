@@ -35,4 +35,23 @@ sed 's/^OnCalendar=daily/OnCalendar=dayly/' "$tmp/units/exitbench-fleet.timer" >
 # saves to the history.
 grep -q -- '--export-openmetrics ${EXITBENCH_TEXTFILE}' "$tmp/units/exitbench-fleet.service" || fail "no textfile export"
 grep -q -- '--db /var/lib/exitbench/history.db' "$tmp/units/exitbench-fleet.service" || fail "no history"
+
+# The sandbox: systemd-analyze security's exposure at most 4.5 (--threshold
+# is in tenths), keeping what a run needs.
+said=$(systemd-analyze security --offline=true --threshold=45 "$tmp/units/exitbench-fleet.service" 2>&1) ||
+    { echo "$said"; fail "systemd-analyze security rates the service above 4.5"; }
+echo "systemd-analyze security: $(tail -1 <<<"$said")"
+svc=$tmp/units/exitbench-fleet.service
+for need in '^DeviceAllow=/dev/kvm rw$' '^SystemCallFilter=@system-service perf_event_open$' \
+            '^CapabilityBoundingSet=.*CAP_PERFMON' '^StateDirectory=exitbench$' \
+            '^ReadWritePaths=-/var/lib/prometheus/node-exporter$' '^TimeoutStartSec=' '^SuccessExitStatus=1$'; do
+    grep -q -- "$need" "$svc" || fail "the service lacks $need"
+done
+! grep -q '^PrivateDevices=yes' "$svc" || fail "PrivateDevices would hide /dev/kvm"
+! grep -q '^ProtectKernelTunables=yes' "$svc" || fail "ProtectKernelTunables would make tracefs read-only"
+# The check can fail: without its sandbox the service is rated above 4.5.
+grep -v -e '^Protect' -e '^Private' -e '^Restrict' -e '^SystemCall' -e '^Capability' -e '^Device' "$svc" \
+    > "$tmp/broken/exitbench-fleet.service"
+! systemd-analyze security --offline=true --threshold=45 "$tmp/broken/exitbench-fleet.service" >/dev/null 2>&1 ||
+    fail "security accepted the service without its sandbox"
 echo "systemd_test: ok"

@@ -8,6 +8,7 @@
 
 #include "report/exporter.h"
 #include "report/grid.h"
+#include "report/grids.h"
 #include "report/html.h"
 #include "report/openmetrics.h"
 #include "report/profile_text.h"
@@ -173,14 +174,57 @@ TEST(OpenMetrics, EverySeriesIsUniqueWhenAFileIsComparedWithItself) {
 TEST(OpenMetrics, RunHasCyclesExitsStatusAndTimestamp) {
     auto r = sample_report();
     r.provenance.timestamp_utc = "2026-12-01T07:00:00Z";
+    r.provenance.hostname = "h1";
     r.host.cpu_model = "Test \"CPU\" \\ 1";
+    r.wall_time = suite::WallSplit{.total = 2'500'000'000};
     auto out = report::openmetrics_exporter()->render(r);
-    EXPECT_NE(out.find("exitbench_exit_cycles{backend=\"svm\",cpu_model=\"Test \\\"CPU\\\" \\\\ 1\",kernel=\"6.1.0\","
-                       "test=\"cpuid\",quantile=\"0.5\"} 1234.7"), std::string::npos) << out;
+    std::string host = "host=\"h1\",backend=\"svm\",cpu_model=\"Test \\\"CPU\\\" \\\\ 1\",kernel=\"6.1.0\"";
+    // A gauge in cycles and one in seconds (the TSC is 2000 MHz): no made-up quantile.
+    EXPECT_NE(out.find("# TYPE exitbench_exit_cycles gauge\n"), std::string::npos) << out;
+    EXPECT_NE(out.find("exitbench_exit_cycles{" + host + ",test=\"cpuid\"} 1234.7\n"), std::string::npos) << out;
+    EXPECT_NE(out.find("exitbench_exit_seconds{" + host + ",test=\"cpuid\"} 6.17"), std::string::npos) << out;
+    EXPECT_EQ(out.find("quantile="), std::string::npos) << out;
+    EXPECT_EQ(out.find(" summary\n"), std::string::npos) << out;
     EXPECT_NE(out.find("exitbench_exits_per_iteration{"), std::string::npos) << out;
     EXPECT_NE(out.find("status=\"hung\"} 1"), std::string::npos) << out;
-    EXPECT_NE(out.find("exitbench_run_timestamp_seconds{backend=\"svm\",cpu_model=\"Test \\\"CPU\\\" \\\\ 1\","
-                       "kernel=\"6.1.0\"} 1796108400"), std::string::npos) << out;
+    EXPECT_NE(out.find("exitbench_run_timestamp_seconds{" + host + "} 1796108400\n"), std::string::npos) << out;
+    // The last run: when it ended, and that its hung test failed it.
+    EXPECT_NE(out.find("exitbench_last_run_timestamp_seconds{" + host + "} 1796108402.5\n"), std::string::npos) << out;
+    EXPECT_NE(out.find("exitbench_last_run_success{" + host + "} 0\n"), std::string::npos) << out;
+    r.results.pop_back();
+    EXPECT_NE(report::openmetrics_exporter()->render(r).find("exitbench_last_run_success{" + host + "} 1\n"),
+              std::string::npos);
+}
+
+// kvm_pvm's known livelock explains the hang: an expected failure, and the run a success.
+TEST(OpenMetrics, AnExpectedFailureIsShownAndDoesNotFailTheRun) {
+    auto r = sample_report();
+    r.host.backend = vmm::Backend::Pvm;
+    auto out = report::openmetrics_exporter()->render(r);
+    EXPECT_NE(out.find("exitbench_test_expected_failure{host=\"\",backend=\"pvm\""), std::string::npos) << out;
+    EXPECT_NE(out.find("test=\"vmcall\"} 1\n"), std::string::npos) << out;
+    EXPECT_NE(out.find("exitbench_last_run_success{host=\"\",backend=\"pvm\",cpu_model=\"Test CPU\",kernel=\"6.1.0\"} 1\n"),
+              std::string::npos) << out;
+}
+
+// --per-exit: a histogram in seconds, cumulative buckets ending in +Inf = _count.
+TEST(OpenMetrics, PerExitIsAHistogramInSeconds) {
+    auto r = sample_report();
+    r.results[1].per_exit_cycles = {2000, 2100, 4000, 30000};  // 1, 1.05, 2, 15 us at 2000 MHz
+    auto out = report::openmetrics_exporter()->render(r);
+    EXPECT_NE(out.find("# TYPE exitbench_per_exit_seconds histogram\n"), std::string::npos) << out;
+    auto bucket = [&](const std::string& le) {
+        auto at = out.find("exitbench_per_exit_seconds_bucket{host=\"\",backend=\"svm\",cpu_model=\"Test CPU\","
+                           "kernel=\"6.1.0\",test=\"cpuid\",le=\"" + le + "\"} ");
+        EXPECT_NE(at, std::string::npos) << le << "\n" << out;
+        return at == std::string::npos ? -1 : std::stod(out.substr(out.find("} ", at) + 2));
+    };
+    double le_1us = bucket("1e-06"), le_10us = bucket("1e-05"), inf = bucket("+Inf");
+    EXPECT_LE(le_1us, le_10us);
+    EXPECT_LE(le_10us, inf);
+    EXPECT_EQ(inf, double(report::net_per_exit(r, r.results[1]).size()));
+    EXPECT_NE(out.find("exitbench_per_exit_seconds_count{"), std::string::npos) << out;
+    EXPECT_NE(out.find("exitbench_per_exit_seconds_sum{"), std::string::npos) << out;
 }
 
 // promtool is the reference parser and linter; escaping must satisfy it too.
