@@ -368,7 +368,7 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
     if (interrupt.load()) return kInterrupted;
     if (fail_pct) return apply_gate(doc.report, *fail_pct);
     if (doc.report.tests.empty()) return kTestFailed;
-    return ktap_stdout(a.common.format) ? skip_if_all_skipped(kOk, doc) : kOk;
+    return ktap_stdout(a.common.format) ? skip_if_all_skipped(fail_if_any_failed(kOk, doc), doc) : kOk;
 }
 
 } // namespace eb::cli

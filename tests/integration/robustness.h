@@ -46,4 +46,13 @@ Row signals_row(const std::string& dir);
 Row full_disk_row(const std::string& dir);
 Row kvm_row(const std::string& dir);
 
+// Those of robustness_saves.cpp: every save path under each fault.
+Row locked_saves_row(const std::string& dir);
+Row full_disk_saves_row(const std::string& dir);
+Row read_only_saves_row(const std::string& dir);
+Row concurrent_saves_row(const std::string& dir);
+
+// robustness_options.cpp: every option of every command, hostile values.
+Row option_fuzz_row(const std::string& dir);
+
 } // namespace eb::robust
