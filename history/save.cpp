@@ -92,9 +92,10 @@ void check_save_target(const std::string& path) {
     check_db_path(path);
     std::error_code ec;
     if (fs::exists(path, ec)) {
-        Store st(path, Store::Mode::Check);  // not SQLite, not ours, too new: refused here
+        // Writable first: SQLite says a read-only folder's store is "unable to open database file".
         if (::access(path.c_str(), W_OK) < 0)
             throw StoreError(fmt::format("history database {}: {}", path, std::strerror(errno)));
+        Store st(path, Store::Mode::Check);  // not SQLite, not ours, too new: refused here
         return;
     }
     // The save would make the missing folders: made to try a file in them,

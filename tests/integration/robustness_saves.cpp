@@ -5,7 +5,9 @@
 // file whose printed command stores it (import: exit 2, nothing half-saved);
 // a read-only folder is refused before anything runs.
 #include <fmt/format.h>
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <future>
 #include <mutex>
 #include <regex>
@@ -61,6 +63,17 @@ void check_kept(Row& row, const SavePath& p, const CliResult& r, const std::stri
     if (!file.empty()) fs::remove(file, ec);
 }
 
+// Every process below `pid`.
+std::vector<int> descendants(int pid) {
+    std::vector<int> out;
+    std::ifstream f("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
+    for (int c; f >> c;) {
+        out.push_back(c);
+        for (int g : descendants(c)) out.push_back(g);
+    }
+    return out;
+}
+
 bool can_mount() { return geteuid() == 0 && std::system("/usr/bin/unshare -m true 2>/dev/null") == 0; }
 
 std::vector<SavePath> usable(Row& row) {
@@ -105,8 +118,18 @@ Row locked_saves_row(const std::string& dir) {
     return row;
 }
 
-// Each save path to a store on a tmpfs of its own that is full: the store
-// keeps its runs, "disk full" is said, and the result is kept in TMPDIR.
+// Fills the filesystem at `dir` (as process `pid` sees it, in its own mount
+// namespace) until it has no space left.
+void fill(int pid, const std::string& dir) {
+    std::ofstream f("/proc/" + std::to_string(pid) + "/root" + dir + "/fill", std::ios::binary);
+    std::string block(64 * 1024, '\0');
+    for (int i = 0; i < 4096 && f.write(block.data(), std::streamsize(block.size())); ++i) f.flush();
+}
+
+// Each save path to a store on a tmpfs of its own that fills up while the
+// command measures (once a VM of it is open): the store keeps its runs,
+// "disk full" is said, and the result is kept in TMPDIR. An import, with
+// nothing to measure, meets a disk full from the start.
 Row full_disk_saves_row(const std::string& dir) {
     Row row{"save paths: a full disk"};
     if (!can_mount()) {
@@ -115,19 +138,30 @@ Row full_disk_saves_row(const std::string& dir) {
     }
     auto mnt = dir + "/mnt";
     fs::create_directories(mnt);
-    for (const auto& p : usable(row)) {
+    for (auto p : usable(row)) {
         auto db = mnt + "/h.db";
         CliOptions o;
         o.env = {"TMPDIR=" + dir};
         o.timeout_s = 300;
+        bool mid_run = p.needs_kvm;
+        if (mid_run) {
+            std::replace(p.args.begin(), p.args.end(), std::string("32"), std::string("5000"));
+            o.signal = 0;
+            o.signal_when = [&](int pid) {
+                for (int c : descendants(pid))
+                    if (vm_open(c)) return fill(c, mnt), true;
+                return false;
+            };
+        }
         o.wrap = {"/usr/bin/unshare", "-m", "/bin/sh", "-c",
                   "mount -t tmpfs -o size=512k tmpfs " + mnt + " || exit 99; \"$0\" import kut " +
-                      kut_fixture("vmexit_cpuid.log") + " --db " + db + " >/dev/null 2>&1; dd if=/dev/zero of=" + mnt +
-                      "/fill bs=1k 2>/dev/null; \"$0\" \"$@\"; rc=$?; rm -f " + mnt + "/fill; \"$0\" history list --db " +
-                      db + " > " + dir + "/list.txt 2>&1; exit $rc"};
+                      kut_fixture("vmexit_cpuid.log") + " --db " + db + " >/dev/null 2>&1; " +
+                      (mid_run ? "" : "dd if=/dev/zero of=" + mnt + "/fill bs=1k 2>/dev/null; ") +
+                      "\"$0\" \"$@\"; rc=$?; rm -f " + mnt + "/fill; \"$0\" history list --db " + db + " > " + dir +
+                      "/list.txt 2>&1; exit $rc"};
         ++row.faults;
         auto r = run_cli(with_db(p, db), o);
-        tally(row, p.name + " on a full disk", r, {p.refused});
+        tally(row, p.name + (mid_run ? ", the disk filled while it measured" : " on a full disk"), r, {p.refused});
         if (r.err.find("disk full") == std::string::npos)
             ++row.wrong, row.why.push_back(p.name + ": not said disk full: " + r.err);
         if (slurp(dir + "/list.txt").find("cpuid") == std::string::npos)
@@ -184,8 +218,8 @@ Row concurrent_saves_row(const std::string& dir) {
         tally(row, p.name + " beside the others", r, {0});
         row.concurrent += r.rc == 0;
         std::regex said(p.name == "import" ? "as run \\d+" : "saved as run \\d+");
-        for (std::sregex_iterator it((r.out + r.err).begin(), (r.out + r.err).end(), said), end; it != end; ++it)
-            ++runs_said;
+        std::string text = r.out + r.err;
+        for (std::sregex_iterator it(text.begin(), text.end(), said), end; it != end; ++it) ++runs_said;
         if (p.name == "calibrate" && r.out.find("stored in " + db) != std::string::npos) ++calibrations_said;
     }
     auto list = run_cli({"history", "list", "--db", db});
