@@ -53,9 +53,13 @@ std::string kept_command(const std::string& err) {
 }
 
 // The kept file of a refused save stores into `db`; else the result is lost.
-void check_kept(Row& row, const SavePath& p, const CliResult& r, const std::string& db) {
+// `moved` (from, to): a folder whose kept files were copied elsewhere (a private mount that is gone).
+void check_kept(Row& row, const SavePath& p, const CliResult& r, const std::string& db,
+                const std::pair<std::string, std::string>& moved = {}) {
     if (p.refused != 5 || r.rc != 5) return;
     std::string file = kept_command(r.err);
+    if (!moved.first.empty() && file.starts_with(moved.first + "/"))
+        file = moved.second + file.substr(moved.first.size());
     auto kind = p.name == "calibrate" ? "calibration" : "run";
     auto imp = file.empty() ? CliResult{} : run_cli({"import", kind, file, "--db", db});
     if (imp.rc != 0) ++row.lost, row.why.push_back(p.name + ": the kept result does not store: " + r.err + imp.err);
@@ -138,6 +142,7 @@ Row full_disk_saves_row(const std::string& dir) {
     }
     auto mnt = dir + "/mnt";
     fs::create_directories(mnt);
+    fs::create_directories(dir + "/kept");
     for (auto p : usable(row)) {
         auto db = mnt + "/h.db";
         CliOptions o;
@@ -157,8 +162,8 @@ Row full_disk_saves_row(const std::string& dir) {
                   "mount -t tmpfs -o size=512k tmpfs " + mnt + " || exit 99; \"$0\" import kut " +
                       kut_fixture("vmexit_cpuid.log") + " --db " + db + " >/dev/null 2>&1; " +
                       (mid_run ? "" : "dd if=/dev/zero of=" + mnt + "/fill bs=1k 2>/dev/null; ") +
-                      "\"$0\" \"$@\"; rc=$?; rm -f " + mnt + "/fill; \"$0\" history list --db " + db + " > " + dir +
-                      "/list.txt 2>&1; exit $rc"};
+                      "\"$0\" \"$@\"; rc=$?; rm -f " + mnt + "/fill; cp " + mnt + "/h.db.unsaved-* " + dir +
+                      "/kept/ 2>/dev/null; \"$0\" history list --db " + db + " > " + dir + "/list.txt 2>&1; exit $rc"};
         ++row.faults;
         auto r = run_cli(with_db(p, db), o);
         tally(row, p.name + (mid_run ? ", the disk filled while it measured" : " on a full disk"), r, {p.refused});
@@ -166,7 +171,8 @@ Row full_disk_saves_row(const std::string& dir) {
             ++row.wrong, row.why.push_back(p.name + ": not said disk full: " + r.err);
         if (slurp(dir + "/list.txt").find("cpuid") == std::string::npos)
             ++row.lost, row.why.push_back(p.name + ": the store's run is gone: " + slurp(dir + "/list.txt"));
-        check_kept(row, p, r, dir + "/elsewhere.db");
+        // The tmpfs goes with its mount namespace: what was kept there was copied out first.
+        check_kept(row, p, r, dir + "/elsewhere.db", {mnt, dir + "/kept"});
     }
     return row;
 }
