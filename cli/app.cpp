@@ -63,6 +63,15 @@ void on_stop_signal(int sig) {
     (void)n;
 }
 
+// The one line a failed command last said, for KTAP's plan (kselftest.h).
+std::string g_error_line;
+
+int say_error(const std::string& line, int rc) {
+    g_error_line = line;
+    fmt::print(stderr, "exitbench: {}\n", line);
+    return rc;
+}
+
 void install_stop_handlers() {
     struct sigaction sa {};
     sa.sa_handler = on_stop_signal;
@@ -248,19 +257,15 @@ std::optional<int> parse(Commands& c, int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
         if (e.get_exit_code() == 0) return c.app.exit(e);
         // Arguments are the user's, or a script's: shown through the same filter as file contents.
-        fmt::print(stderr, "exitbench: error: {}{} (see --help)\n", report::printable(e.what()),
-                   report::printable(typo_hint(c.app, argc, argv)));
-        return kUsage;
+        return say_error(fmt::format("error: {}{} (see --help)", report::printable(e.what()),
+                                     report::printable(typo_hint(c.app, argc, argv))), kUsage);
     }
     if (auto extra = c.app.remaining(); !extra.empty()) {
-        fmt::print(stderr, "exitbench: error: unknown command or option '{}'{} (see --help)\n",
-                   report::printable(extra.front()), report::printable(typo_hint(c.app, argc, argv)));
-        return kUsage;
+        return say_error(fmt::format("error: unknown command or option '{}'{} (see --help)",
+                                     report::printable(extra.front()), report::printable(typo_hint(c.app, argc, argv))),
+                         kUsage);
     }
-    if (auto bad = empty_value(c.app)) {
-        fmt::print(stderr, "exitbench: error: {}\n", report::printable(*bad));
-        return kUsage;
-    }
+    if (auto bad = empty_value(c.app)) return say_error("error: " + report::printable(*bad), kUsage);
     if (c.app.get_subcommands().empty()) {  // none was parsed
         std::vector<std::string> names;
         for (const CLI::App* sub : c.app.get_subcommands([](const CLI::App* s) { return !s->get_name().empty(); }))
@@ -330,30 +335,33 @@ int guarded(F&& command) {
     try {
         return finish_stdout(command());
     } catch (const UsageError& e) {
-        fmt::print(stderr, "exitbench: error: {}\n", report::printable(e.what()));
-        return kUsage;
+        return say_error("error: " + report::printable(e.what()), kUsage);
     } catch (const InputError& e) {
-        fmt::print(stderr, "exitbench: error: {}\n", report::printable(e.what()));
-        return kUsage;
+        return say_error("error: " + report::printable(e.what()), kUsage);
     } catch (const HostError& e) {
-        fmt::print(stderr, "exitbench: error: {}\n", report::printable(e.what()));
-        return kHost;
+        return say_error("error: " + report::printable(e.what()), kHost);
     } catch (const std::system_error& e) {
-        if (!std::ferror(stdout)) {
-            fmt::print(stderr, "exitbench: error: {}\n", report::printable(e.what()));
-            return kHost;
-        }
+        if (!std::ferror(stdout)) return say_error("error: " + report::printable(e.what()), kHost);
         // fmt::print failed to write: stdout's reader has all it wanted, or it is full.
         if (e.code().value() == EPIPE) return kOk;
-        fmt::print(stderr, "exitbench: error: cannot write to stdout: {}\n", e.code().message());
-        return kHost;
+        return say_error("error: cannot write to stdout: " + e.code().message(), kHost);
     } catch (const std::bad_alloc&) {
-        fmt::print(stderr, "exitbench: error: out of memory\n");
-        return kHost;
+        return say_error("error: out of memory", kHost);
     } catch (const std::exception& e) {  // a bug: input and host errors are typed where they arise
-        fmt::print(stderr, "exitbench: internal error: {}\n", report::printable(e.what()));
-        return kInternal;
+        return say_error("internal error: " + report::printable(e.what()), kInternal);
     }
+}
+
+// kselftest's status; a command that failed before its KTAP (bad usage, a
+// host error) still prints a KTAP document that says why.
+int as_kselftest(int rc, const std::string& why) {
+    if ((rc == kUsage || rc == kHost || rc == kInternal) && !stdout_written()) {
+        try {
+            write_stdout(ktap_error(why.empty() ? "exit status " + std::to_string(rc) : why));
+        } catch (const std::exception&) {  // stdout unwritable: the status still says it
+        }
+    }
+    return kselftest_status(rc);
 }
 
 } // namespace
@@ -366,11 +374,12 @@ int main(int argc, char** argv) {
     std::signal(SIGPIPE, SIG_IGN);
     std::signal(SIGXFSZ, SIG_IGN);
     Commands c;
-    if (auto rc = parse(c, argc, argv)) return ktap_stdout(c.stdout_format()) ? kselftest_status(*rc) : *rc;
+    if (auto rc = parse(c, argc, argv)) return ktap_stdout(c.stdout_format()) ? as_kselftest(*rc, g_error_line) : *rc;
     // Bad input exits 2 and a host that cannot run exitbench 3, each with one line;
     // with --format ktap, kselftest's codes instead (cli/kselftest.h).
     if (!ktap_stdout(c.stdout_format())) return guarded([&] { return dispatch(c); });
-    return kselftest_status(guarded(skip_without_kvm([&] { return dispatch(c); })));
+    int rc = guarded(skip_without_kvm([&] { return dispatch(c); }));
+    return as_kselftest(rc, g_error_line);
 }
 
 } // namespace eb::cli

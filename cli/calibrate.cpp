@@ -66,9 +66,10 @@ std::string render(const lab::CalibrateOutcome& o, const RunArgs& a, const std::
     std::string redo = fmt::format("exitbench {}", fmt::join(words, " "));
     std::string out = fmt::format(
         "calibration {} of {} (kernel {}, {}), {} runs x {} sessions x {} repeats, each run a separate process; "
-        "stored in {}\nsettings: {}\nSDs are of logs (relative spreads); each level's is what it adds to the one "
+        "{}\nsettings: {}\nSDs are of logs (relative spreads); each level's is what it adds to the one "
         "below, with its degrees of freedom\n", c.id, c.identity.hostname, c.identity.kernel_release,
-        c.identity.backend, c.runs, c.sessions, c.repeats, db, c.identity.settings);
+        c.identity.backend, c.runs, c.sessions, c.repeats,
+        o.not_saved.empty() ? "stored in " + db : "NOT stored (see stderr)", c.identity.settings);
     for (const auto& p : o.tests) {
         const auto& l = p.cal.levels;
         out += fmt::format("\n{}\n  {:<8} {:>28} {:>7} {:>11}\n", p.cal.test, "level", "SD", "df", "cost of one");
@@ -122,8 +123,11 @@ int cmd_calibrate(const std::string& device, const CalibrateArgs& a, const std::
         fmt::print(stderr, "exitbench: {}\n", e.what());
         return kInterrupted;
     }
+    // A refused save costs nothing measured: the runs and the calibration are
+    // kept in a file, with the command that stores them (as run's result).
+    if (!out.not_saved.empty()) keep_unsaved_calibration(req.db, out.not_saved, out.calibration, out.runs);
     write_stdout(render(out, args, a.alpha, req.db, req.target));
-    return kOk;
+    return out.not_saved.empty() ? kOk : kNotSaved;
 }
 
 } // namespace eb::cli

@@ -363,7 +363,7 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
     if (interrupt.load()) return kInterrupted;
     if (doc.gate) return apply_gate(*doc.gate);
     if (doc.report.tests.empty()) return kTestFailed;
-    return ktap_stdout(a.common.format) ? skip_if_all_skipped(kOk, doc) : kOk;
+    return ktap_stdout(a.common.format) ? skip_if_all_skipped(fail_if_any_failed(kOk, doc), doc) : kOk;
 }
 
 } // namespace eb::cli

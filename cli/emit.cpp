@@ -18,6 +18,7 @@ namespace eb::cli {
 namespace {
 
 std::atomic<bool> g_stdout_gone{false};
+std::atomic<bool> g_stdout_written{false};
 
 // True when stdout is a pipe or socket whose reader has gone (`| head`).
 bool stdout_reader_gone() {
@@ -37,8 +38,11 @@ Outputs plan_outputs(const std::string& format, const ExportPaths& exports, cons
     return o;
 }
 
+bool stdout_written() { return g_stdout_written.load(); }
+
 void write_stdout(std::string_view text) {
     if (g_stdout_gone.load()) return;
+    if (!text.empty()) g_stdout_written.store(true);
     errno = 0;
     if (std::fwrite(text.data(), 1, text.size(), stdout) == text.size() && std::fflush(stdout) == 0) return;
     int e = errno;

@@ -48,6 +48,8 @@ Emitted emit(const Outputs& out, const Subject& result, const std::string& db = 
 // (EPIPE: `| head`) silences the rest of the output without an error; any other
 // failure throws HostError naming it.
 void write_stdout(std::string_view text);
+// Whether write_stdout has written anything yet.
+bool stdout_written();
 // At a command's end: what fmt or iostreams printed is flushed, and `rc`
 // becomes a host error if stdout failed for another reason than its reader
 // going away.

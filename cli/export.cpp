@@ -3,12 +3,14 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <filesystem>
 #include <set>
 
 #include "cli/errors.h"
 #include "cli/run.h"
 #include "cli/suggest.h"
 #include "sys/file.h"
+#include "sys/io.h"
 
 namespace eb::cli {
 
@@ -68,12 +70,68 @@ std::unique_ptr<report::Exporter> stdout_exporter(const std::string& name, repor
 
 bool write_export(const std::string& format, const std::string& path, const std::function<std::string()>& render) {
     try {
-        sys::write_file(path, render());
+        // node_exporter reads the textfile as its own user: 0644 whatever the
+        // umask (a 077 one would make it 0600, and the fleet's metrics vanish).
+        sys::write_file(path, render(), format == "openmetrics" ? 0644 : sys::default_file_mode());
         return true;
     } catch (const std::exception& e) {  // the other files, and stdout, still get the results
         fmt::print(stderr, "exitbench: error: --export-{}: {}\n", format, report::printable(e.what()));
         return false;
     }
+}
+
+namespace {
+
+constexpr std::string_view kInterruptedFamily = "exitbench_run_interrupted";
+
+std::string interrupted_family(int value) {
+    return fmt::format("# HELP {0} 1 when the newest run was stopped before it finished: the other samples are "
+                       "then the last complete run's\n# TYPE {0} gauge\n{0} {1}\n", kInterruptedFamily, value);
+}
+
+// `text` without the lines of the interrupted family (an earlier interrupted run's).
+std::string without_marker(const std::string& text) {
+    std::string out;
+    for (size_t at = 0; at < text.size();) {
+        size_t nl = text.find('\n', at);
+        size_t end = nl == std::string::npos ? text.size() : nl + 1;
+        std::string_view line(text.data() + at, end - at);
+        bool ours = line.starts_with(kInterruptedFamily) || line.starts_with("# HELP " + std::string(kInterruptedFamily)) ||
+                    line.starts_with("# TYPE " + std::string(kInterruptedFamily));
+        if (!ours) out.append(line);
+        at = end;
+    }
+    return out;
+}
+
+} // namespace
+
+bool write_run_textfiles(std::vector<std::pair<std::string, std::string>>& plan, const std::function<std::string()>& render,
+                         bool interrupted) {
+    bool ok = true;
+    for (auto it = plan.begin(); it != plan.end();) {
+        if (it->first != "openmetrics") {
+            ++it;
+            continue;
+        }
+        std::string path = it->second;
+        it = plan.erase(it);
+        std::error_code ec;
+        std::string old;
+        if (interrupted && std::filesystem::is_regular_file(path, ec)) {
+            try {
+                old = sys::read_regular(path);
+            } catch (const std::exception&) {  // unreadable: replaced by this run's, marked as interrupted
+            }
+        }
+        bool keep = !old.empty() && old.find("exitbench_run_info") != std::string::npos;
+        if (keep) fmt::print(stderr, "exitbench: --export-openmetrics {}: interrupted, so it keeps the last complete "
+                                     "run's samples (exitbench_run_interrupted 1)\n", report::printable(path));
+        ok &= write_export("openmetrics", path, [&] {
+            return (keep ? without_marker(old) : render()) + interrupted_family(interrupted ? 1 : 0);
+        });
+    }
+    return ok;
 }
 
 } // namespace eb::cli

@@ -36,6 +36,14 @@ template <class Subject>
 bool write_exports(const std::vector<std::pair<std::string, std::string>>& plan, const Subject& result);
 bool write_export(const std::string& format, const std::string& path, const std::function<std::string()>& render);
 
+// A run's --export-openmetrics file is a fleet's textfile: node_exporter
+// serves whatever it holds until the next run. An interrupted run does not
+// replace the last complete result there: the file keeps its samples and
+// gains exitbench_run_interrupted 1 (a complete run writes 0). Taken out of
+// `plan` and written here; false if a write failed.
+bool write_run_textfiles(std::vector<std::pair<std::string, std::string>>& plan, const std::function<std::string()>& render,
+                         bool interrupted);
+
 template <class Subject>
 bool write_exports(const std::vector<std::pair<std::string, std::string>>& plan, const Subject& result) {
     bool ok = true;

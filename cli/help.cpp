@@ -71,6 +71,8 @@ const std::map<std::string, std::vector<std::string>, std::less<>>& examples() {
                         "exitbench import kut serial.log --label kut-6.12 --note 'QEMU 7.2, -cpu host' --db lab.db"}},
         {"import run", {"exitbench import run history.db.unsaved-2026-01-02T030405Z-4242.json --db history.db",
                         "exitbench import run before.json after.json --label v2 --note 'from CI'"}},
+        {"import calibration", {"exitbench import calibration history.db.unsaved-2026-01-02T030405Z-4242.json",
+                                "exitbench import calibration lab.db.unsaved-2026-01-02T030405Z-4242.json --db lab.db"}},
         {"import perf-kvm", {"exitbench import perf-kvm perf-kvm-stat.txt",
                              "exitbench import perf-kvm vmexit.txt ioport.txt msr.txt --json peer.json",
                              "exitbench profile compare perf-kvm-stat.txt after.trace --event msr"}},

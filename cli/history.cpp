@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <sstream>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #include "cli/errors.h"
 #include "cli/suggest.h"
 #include "history/store.h"
+#include "result/calibration_json.h"
 #include "result/json.h"
 #include "report/sanitize.h"
 #include "sys/file.h"
@@ -185,14 +187,14 @@ int trend(Store& st, const std::string& test, const std::string& host) {
     return kOk;
 }
 
-// A result whose save failed: written beside the store, else in TMPDIR.
-void keep_unsaved(const std::string& db, const suite::RunReport& r, const std::string& label,
-                  const std::string& note) {
-    std::string stamp = r.provenance.timestamp_utc;
+// What a failed save kept: `text` written beside the store, else in TMPDIR,
+// as DB.unsaved-STAMP-PID[-N].json; then the command that stores it, made
+// from the file's name by `command`. False if no file could be written.
+bool keep_in_file(const std::string& db, std::string stamp, const std::string& text,
+                  const std::function<std::string(const std::string&)>& command) {
     stamp.erase(std::remove(stamp.begin(), stamp.end(), ':'), stamp.end());
     std::string base = fmt::format("{}.unsaved-{}-{}", std::filesystem::path(db).filename().string(), stamp,
                                    ::getpid());
-    std::string text = result::to_json(r).dump(2) + "\n";
     std::error_code ec;
     auto tmp = std::filesystem::temp_directory_path(ec);  // TMPDIR, else /tmp
     for (auto dir : {std::filesystem::path(db).parent_path(), ec ? std::filesystem::path("/tmp") : tmp}) {
@@ -206,15 +208,24 @@ void keep_unsaved(const std::string& db, const suite::RunReport& r, const std::s
             fmt::print(stderr, "exitbench: error: {}\n", report::printable(e.what()));
             continue;
         }
+        // The command is printable ASCII by construction (shell_word), and must stay pasteable.
+        fmt::print(stderr, "exitbench: the result is kept in {}; to save it: {}\n", report::printable(kept),
+                   command(kept));
+        return true;
+    }
+    fmt::print(stderr, "exitbench: error: the result could not be kept in a file either; it is on stdout only\n");
+    return false;
+}
+
+void keep_unsaved(const std::string& db, const suite::RunReport& r, const std::string& label,
+                  const std::string& note) {
+    keep_in_file(db, r.provenance.timestamp_utc, result::to_json(r).dump(2) + "\n", [&](const std::string& kept) {
         std::string cmd = fmt::format("exitbench import run {} --db {}", report::shell_word(kept),
                                       report::shell_word(db));
         if (!label.empty()) cmd += " --label " + report::shell_word(label);
         if (!note.empty()) cmd += " --note " + report::shell_word(note);
-        // cmd is printable ASCII by construction (shell_word), and must stay pasteable.
-        fmt::print(stderr, "exitbench: the result is kept in {}; to save it: {}\n", report::printable(kept), cmd);
-        return;
-    }
-    fmt::print(stderr, "exitbench: error: the result could not be kept in a file either; it is on stdout only\n");
+        return cmd;
+    });
 }
 
 } // namespace
@@ -247,6 +258,17 @@ bool save_run(const std::string& db, const suite::RunReport& r, const std::strin
     }
     keep_unsaved(path, r, label, note);
     return false;
+}
+
+bool keep_unsaved_calibration(const std::string& db, const std::string& why, const suite::Calibration& c,
+                              const std::vector<suite::RunReport>& runs) {
+    fmt::print(stderr, "exitbench: error: the calibration is not stored: {}\n", report::printable(why));
+    nlohmann::json doc{{"schema", result::kCalibrationFileSchema}, {"calibration", result::calibration_to_json(c)},
+                       {"runs", nlohmann::json::array()}};
+    for (const auto& r : runs) doc["runs"].push_back(result::to_json(r));
+    return keep_in_file(db, c.timestamp_utc, doc.dump(2) + "\n", [&](const std::string& kept) {
+        return fmt::format("exitbench import calibration {} --db {}", report::shell_word(kept), report::shell_word(db));
+    });
 }
 
 HistoryCommands add_history_commands(CLI::App& app, HistoryArgs& a) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "suite/calibration.h"
 #include "suite/result.h"
 
 namespace eb::cli {
@@ -32,6 +33,12 @@ void require_saveable(const std::string& db);
 // file beside the store (else in TMPDIR), prints the command that imports
 // it, and returns false: the caller exits kNotSaved.
 bool save_run(const std::string& db, const suite::RunReport& r, const std::string& label, const std::string& note);
+
+// A calibration the store refused (`why`): said on stderr, kept with its runs
+// as a JSON file beside the store (else in TMPDIR), and the `import
+// calibration` command that stores it printed. False if no file could be kept.
+bool keep_unsaved_calibration(const std::string& db, const std::string& why, const suite::Calibration& c,
+                              const std::vector<suite::RunReport>& runs);
 
 // compare's history references: "label:L" (every run under L) and "run:N".
 bool is_history_ref(const std::string& s);

@@ -14,6 +14,7 @@
 #include "cli/run.h"
 #include "history/store.h"
 #include "profile/perf_text.h"
+#include "result/calibration_json.h"
 #include "sys/file.h"
 #include "report/kut_import.h"
 #include "report/profile_text.h"
@@ -99,7 +100,11 @@ ImportCommands add_import_commands(CLI::App& app, ImportArgs& a) {
                     "checked and shown as exitbench reads it; 'profile compare' takes such a file as either side");
     c.perf_kvm->add_option("files", a.files, "perf kvm stat report text files")->required();
     c.perf_kvm->add_option("--json", a.json, "write every table, as exitbench's profile analysis, to FILE");
-    for (auto* sub : {c.import, c.kut, c.run, c.perf_kvm}) sub->allow_extras(false);
+    c.calibration = c.import->add_subcommand("calibration", "the file a calibrate whose save failed kept (its "
+                                                            "calibration and runs): stores the calibration");
+    c.calibration->add_option("files", a.json, "the kept calibration JSON file")->required();
+    c.calibration->add_option("--db", a.db, "the history database (default $XDG_DATA_HOME/exitbench/history.db)");
+    for (auto* sub : {c.import, c.kut, c.run, c.perf_kvm, c.calibration}) sub->allow_extras(false);
     return c;
 }
 
@@ -135,10 +140,40 @@ int cmd_import_perf(const ImportArgs& a) {
     return kOk;
 }
 
+// The calibration is stored as it was computed; every row is checked first,
+// as compare checks it on reading.
+int cmd_import_calibration(const ImportArgs& a) {
+    std::string path = db_path(a.db);
+    require_saveable(path);
+    auto text = read_input_file(a.json, 256u << 20, "kept calibration");
+    suite::Calibration cal;
+    try {
+        auto doc = nlohmann::json::parse(text);
+        if (!doc.is_object() || doc.value("schema", "") != result::kCalibrationFileSchema)
+            throw std::runtime_error(fmt::format("not a kept calibration (its schema is not {})",
+                                                 result::kCalibrationFileSchema));
+        cal = result::calibration_from_json(doc.at("calibration"));
+    } catch (const std::exception& e) {
+        throw UsageError(fmt::format("{}: {}", a.json, e.what()));
+    }
+    if (cal.tests.empty()) throw UsageError(fmt::format("{}: a calibration of no test", a.json));
+    for (const auto& t : cal.tests)
+        if (auto bad = suite::invalid_reason(t); !bad.empty())
+            throw UsageError(fmt::format("{}: test {}: {}", a.json, t.test, bad));
+    try {
+        int64_t id = history::save_calibration(path, cal);
+        write_stdout(report::printable(fmt::format("stored as calibration {} in {}", id, path)) + "\n");
+    } catch (const history::StoreError& e) {
+        throw UsageError(e.what());
+    }
+    return kOk;
+}
+
 } // namespace
 
 int cmd_import(const ImportCommands& c, const ImportArgs& a, const std::atomic<bool>& stop) {
     if (*c.perf_kvm) return cmd_import_perf(a);
+    if (*c.calibration) return cmd_import_calibration(a);
     // Every file is read and checked before any is saved: a bad one saves nothing.
     std::string path = db_path(a.db);
     require_saveable(path);

@@ -1,7 +1,8 @@
 // `exitbench import kut FILE...`: other tools' results saved as runs in the
 // history, marked as imported; `import run FILE...`: exitbench result files
 // (e.g. one a failed save kept), so `compare run:N ...` can set them against
-// exitbench's own.
+// exitbench's own; `import calibration FILE`: what a calibrate whose save
+// failed kept.
 #pragma once
 #include <CLI/CLI.hpp>
 #include <atomic>
@@ -21,7 +22,7 @@ struct ImportArgs {
 };
 
 struct ImportCommands {
-    CLI::App *import, *kut, *run, *perf_kvm;
+    CLI::App *import, *kut, *run, *perf_kvm, *calibration;
 };
 ImportCommands add_import_commands(CLI::App& app, ImportArgs& a);
 // kut and run: a stop request (SIGINT, SIGTERM, SIGHUP) ends the import

@@ -51,6 +51,19 @@ int skip_if(int rc, const report::CiReport& r) {
 }
 } // namespace
 
+int fail_if_any_failed(int rc, const report::Comparison& c) {
+    auto r = report::ci_report(c);
+    bool failed = std::any_of(r.groups.begin(), r.groups.end(),
+                              [](const auto& g) { return g.outcome() == report::Outcome::Fail; });
+    return rc == kOk && failed ? kTestFailed : rc;
+}
+
+std::string ktap_error(std::string_view why) {
+    std::string out = "KTAP version 1\n1..1\n";
+    for (const auto& line : report::ktap_diagnostics(why)) out += line + "\n";
+    return out + "not ok 1 exitbench\n";
+}
+
 int skip_if_all_skipped(int rc, const suite::RunReport& r) { return skip_if(rc, report::ci_report(r)); }
 int skip_if_all_skipped(int rc, const report::Comparison& c) { return skip_if(rc, report::ci_report(c)); }
 

@@ -30,5 +30,12 @@ int kselftest_status(int rc);
 // kKsftSkip when every test (and configuration) was skipped, else `rc`.
 int skip_if_all_skipped(int rc, const suite::RunReport& r);
 int skip_if_all_skipped(int rc, const report::Comparison& c);
+// kKsftFail (exitbench's kTestFailed) when a configuration of `c` failed,
+// its case "not ok" in the KTAP, else `rc`: kselftest's fail, as for a run.
+int fail_if_any_failed(int rc, const report::Comparison& c);
+// A KTAP document for a command that failed before printing one: a plan of
+// one failed case whose diagnostic says `why` (kselftest prints its
+// "Bail out!" the same way, before its totals).
+std::string ktap_error(std::string_view why);
 
 } // namespace eb::cli

@@ -208,7 +208,10 @@ int cmd_run(const std::string& device, const RunArgs& a, const HostProfileArgs& 
     std::string host_tables;
     if (profiler) host_tables = finish_host_profile(*profiler, *host_plan, rep, folded_written);
     host_written = host_written && folded_written;
+    bool textfiles = write_run_textfiles(
+        out.files, [&] { return report::make_exporter("openmetrics")->render(rep); }, rep.interrupted);
     auto done = emit(out, rep, a.db, saves);
+    done.written = done.written && textfiles;
     // The tables follow a table on stdout; beside any other format they go to stderr.
     if (a.format == "table") write_stdout(host_tables);
     else fmt::print(stderr, "{}", host_tables);

@@ -1,5 +1,6 @@
 // The store's statement wrapper and its error: internal to history/*.cpp.
 #pragma once
+#include <cerrno>
 #include <cstdint>
 #include <fmt/format.h>
 #include <sqlite3.h>
@@ -9,9 +10,17 @@
 
 namespace eb::history::detail {
 
+// SQLite's reason, except that a write failing for want of space is said so:
+// SQLite reports ENOSPC from its journal or WAL as "disk I/O error".
+inline std::string db_why(sqlite3* db, const char* msg = nullptr) {
+    if (sqlite3_system_errno(db) == ENOSPC || (sqlite3_extended_errcode(db) & 0xff) == SQLITE_FULL)
+        return "disk full (no space left on device)";
+    return msg ? msg : sqlite3_errmsg(db);
+}
+
 // Every error after the store is open names it.
 inline StoreError db_error(sqlite3* db) {
-    return StoreError(fmt::format("history database {}: {}", sqlite3_db_filename(db, "main"), sqlite3_errmsg(db)));
+    return StoreError(fmt::format("history database {}: {}", sqlite3_db_filename(db, "main"), db_why(db)));
 }
 
 class Stmt {

@@ -187,7 +187,7 @@ Store::~Store() { sqlite3_close(db_); }
 void Store::exec(const std::string& sql) {
     char* err = nullptr;
     if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
-        std::string why = err ? err : sqlite3_errmsg(db_);
+        std::string why = detail::db_why(db_, err);
         sqlite3_free(err);
         throw StoreError(fmt::format("history database {}: {}", path_, why));
     }

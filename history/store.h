@@ -43,6 +43,10 @@ void check_save_target(const std::string& path);
 int64_t save_run(const std::string& path, const suite::RunReport& r, const std::string& label,
                  const std::string& note);
 
+// Stores a calibration at `path`, creating the store (and its folders, which
+// a failure removes again) if need be. Throws StoreError naming the path.
+int64_t save_calibration(const std::string& path, const suite::Calibration& c);
+
 struct RunRow {
     int64_t id = 0;
     std::string timestamp_utc, hostname, kernel_release, boot_id, tool_version, label, note;

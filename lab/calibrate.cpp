@@ -6,96 +6,114 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
-#include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
 #include <map>
 #include <set>
-#include <spawn.h>
+#include <csignal>
+#include <sstream>
 #include <stdexcept>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
 
 #include "history/store.h"
 #include "lab/records.h"
 #include "result/json.h"
 #include "stats/nested.h"
 #include "sys/error.h"
+#include "sys/fd.h"
 
 extern char** environ;
 
 namespace eb::lab {
 
-namespace fs = std::filesystem;
-
 namespace {
 
-// A private directory under TMPDIR for the runs' JSON, removed on every exit path.
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        std::error_code ec;
-        fs::path base = fs::temp_directory_path(ec);
-        if (ec) base = "/tmp";
-        std::string tmpl = (base / "exitbench-calibrate-XXXXXX").string();
-        if (!::mkdtemp(tmpl.data()))
-            throw HostError(fmt::format("cannot make a directory in {}: {}", base.string(), std::strerror(errno)));
-        path = tmpl;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
+// Where a calibration run writes its result: a memfd, passed as its fd 3
+// and named /proc/self/fd/3, so no file is left in TMPDIR by a calibrate
+// that is killed (SIGKILL runs no destructor).
+sys::Fd result_memfd(size_t k) {
+    sys::Fd fd(::memfd_create(fmt::format("exitbench-calibration-run-{}", k).c_str(), MFD_CLOEXEC));
+    if (!fd.valid()) throw HostError(fmt::format("cannot make a memfd for a calibration run: {}", std::strerror(errno)));
+    return fd;
+}
 
-// Runs `argv` with stdout on /dev/null (the table is not wanted; stderr
-// stays the user's); returns its exit status and wall seconds.
-std::pair<int, double> run_child(const std::string& exe, const std::vector<std::string>& words) {
-    std::vector<char*> argv;
+// Runs `words` with stdout on /dev/null (the table is not wanted; stderr
+// stays the user's) and `result` as its fd 3; returns its exit status and
+// wall seconds. The child gets SIGTERM if calibrate dies (PR_SET_PDEATHSIG:
+// a SIGKILL'd calibrate leaves no run behind), and a stop request here is
+// passed on to it at once rather than waited out.
+std::pair<int, double> run_child(const std::string& exe, const std::vector<std::string>& words, int result,
+                                 const std::atomic<bool>& interrupt) {
     std::vector<std::string> copy = words;
+    std::vector<char*> argv;
     for (auto& w : copy) argv.push_back(w.data());
     argv.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    pid_t pid = 0;
+    sys::Fd null(::open("/dev/null", O_WRONLY | O_CLOEXEC));
+    if (!null.valid()) throw HostError(fmt::format("cannot open /dev/null: {}", std::strerror(errno)));
+    pid_t parent = ::getpid();
     auto t0 = std::chrono::steady_clock::now();
-    int rc = posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) throw HostError(fmt::format("cannot start {}: {}", exe, std::strerror(rc)));
+    pid_t pid = ::fork();
+    if (pid < 0) throw HostError(fmt::format("cannot start {}: {}", exe, std::strerror(errno)));
+    if (pid == 0) {  // only async-signal-safe calls until exec
+        ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (::getppid() != parent) ::_exit(130);  // calibrate died before the prctl
+        if (::dup2(null.get(), STDOUT_FILENO) < 0) ::_exit(127);
+        // dup2 onto itself keeps close-on-exec: cleared by hand when the memfd is fd 3 already.
+        if (result == 3 ? ::fcntl(3, F_SETFD, 0) < 0 : ::dup2(result, 3) < 0) ::_exit(127);
+        ::execve(exe.c_str(), argv.data(), environ);
+        ::_exit(127);
+    }
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) throw HostError(fmt::format("waiting for a calibration run: {}", std::strerror(errno)));
+    bool passed_on = false;
+    for (;;) {
+        pid_t r = ::waitpid(pid, &status, WNOHANG);
+        if (r == pid) break;
+        if (r < 0 && errno != EINTR) throw HostError(fmt::format("waiting for a calibration run: {}", std::strerror(errno)));
+        if (interrupt.load() && !passed_on) passed_on = ::kill(pid, SIGTERM) == 0;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), wall};
 }
 
-suite::RunReport read_run(const fs::path& p) {
-    std::ifstream f(p);
-    if (!f) throw HostError(fmt::format("a calibration run wrote no result ({})", p.string()));
-    return result::from_json(result::parse_document(f, p.string()));
+suite::RunReport read_run(int fd, size_t k) {
+    std::string text;
+    char buf[65536];
+    for (off_t off = 0;;) {
+        ssize_t n = ::pread(fd, buf, sizeof buf, off);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        text.append(buf, size_t(n));
+        off += n;
+    }
+    if (text.empty()) throw HostError(fmt::format("calibration run {} wrote no result", k));
+    std::istringstream f(text);
+    return result::from_json(result::parse_document(f, fmt::format("calibration run {}'s result", k)));
 }
 
 std::vector<suite::RunReport> run_all(const CalibrateRequest& req, const std::atomic<bool>& interrupt,
                                       const std::function<void(size_t)>& progress, std::vector<double>& walls) {
-    TempDir dir;
     std::vector<suite::RunReport> runs;
     for (size_t k = 1; k <= req.runs; ++k) {
         if (interrupt.load()) throw Interrupted("interrupted: no calibration stored");
         progress(k);
-        auto json = dir.path / fmt::format("run-{}.json", k);
+        sys::Fd result = result_memfd(k);
         std::vector<std::string> words{"exitbench"};
         words.insert(words.end(), req.run_words.begin(), req.run_words.end());
         std::vector<std::string> own{"--sessions", std::to_string(req.sessions), "--repeats",
-                                     std::to_string(req.repeats), "--json", json.string(), "--no-save"};
+                                     std::to_string(req.repeats), "--json", "/proc/self/fd/3", "--no-save"};
         words.insert(words.end(), own.begin(), own.end());
-        auto [rc, wall] = run_child(req.exe, words);
+        auto [rc, wall] = run_child(req.exe, words, result.get(), interrupt);
         if (interrupt.load() || rc == 130)
             throw Interrupted(fmt::format("interrupted in calibration run {} of {}: no calibration stored", k, req.runs));
         // 1: a test failed; its result says which, and that test is left out.
         if (rc != 0 && rc != 1)
             throw HostError(fmt::format("calibration run {} of {} ended with exit status {}; no calibration "
                                                  "stored", k, req.runs, rc));
-        runs.push_back(read_run(json));
+        runs.push_back(read_run(result.get(), k));
         walls.push_back(wall);
     }
     return runs;
@@ -142,8 +160,9 @@ CalibrateOutcome calibrate(const CalibrateRequest& req, const std::atomic<bool>&
     if (req.runs < 2) throw InputError("--runs needs 2 or more: one run has no run-to-run spread");
     history::check_save_target(req.db);  // before minutes of runs
     std::vector<double> walls;
-    auto runs = run_all(req, interrupt, progress, walls);
     CalibrateOutcome out;
+    out.runs = run_all(req, interrupt, progress, walls);
+    const auto& runs = out.runs;
     out.calibration = suite::calibrate_from(runs, walls);
     std::set<std::string> kept;
     for (const auto& t : out.calibration.tests) kept.insert(t.test);
@@ -152,11 +171,13 @@ CalibrateOutcome calibrate(const CalibrateRequest& req, const std::atomic<bool>&
             out.left_out.push_back(fmt::format("{}: {}{}", t.name, suite::status_name(t.status),
                                                t.detail.empty() ? "" : ": " + t.detail));
     if (out.calibration.tests.empty()) throw HostError("no test gave two usable runs; no calibration stored");
-    {
-        history::Store store(req.db, history::Store::Mode::ReadWrite);
-        out.calibration.id = store.save_calibration(out.calibration);
+    std::vector<Record> records;
+    try {
+        out.calibration.id = history::save_calibration(req.db, out.calibration);
+        records = lab::records(req.db, out.calibration.identity);
+    } catch (const history::StoreError& e) {  // the caller keeps the runs and the calibration in a file
+        out.not_saved = e.what();
     }
-    auto records = lab::records(req.db, out.calibration.identity);
     for (const auto& t : out.calibration.tests)
         out.tests.push_back(plan_test(t, req.target, req.alpha, boot_level(records, t.test)));
     return out;

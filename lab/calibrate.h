@@ -38,7 +38,9 @@ struct TestPlan {
 };
 
 struct CalibrateOutcome {
-    suite::Calibration calibration;  // as stored (id set)
+    suite::Calibration calibration;  // as stored (id set; 0 when not_saved)
+    std::vector<suite::RunReport> runs;  // the experiment's
+    std::string not_saved;              // why the store refused it; empty when stored
     std::vector<TestPlan> tests;
     std::vector<std::string> left_out;  // tests without two usable runs, with why
 };
@@ -50,7 +52,8 @@ struct Interrupted : std::runtime_error {
 
 // Runs the experiment; `progress(k)` is told before run k (1-based) starts.
 // Throws HostError-like std::runtime_error when a run cannot be started or
-// fails, history::StoreError when the calibration cannot be stored.
+// fails. A calibration the store refuses (locked, full, read-only) comes
+// back with `not_saved` saying why, its runs and its plans (boots unknown).
 CalibrateOutcome calibrate(const CalibrateRequest& req, const std::atomic<bool>& interrupt,
                            const std::function<void(size_t)>& progress);
 

@@ -14,16 +14,28 @@ namespace eb::lab {
 
 namespace {
 
-// Seconds since the epoch of "YYYY-MM-DDTHH:MM:SSZ"; nullopt if it is not that.
+// Seconds since the epoch of "YYYY-MM-DDTHH:MM:SS[Z]"; nullopt if it is not
+// exactly that, or names no real time (month 13, February 30).
 std::optional<double> epoch(const std::string& iso) {
     std::tm tm{};
-    if (std::sscanf(iso.c_str(), "%d-%d-%dT%d:%d:%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
-                    &tm.tm_sec) != 6)
+    int end = 0;
+    if (iso.size() < 19 || std::sscanf(iso.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                                       &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &end) != 6 || end != 19)
         return std::nullopt;
+    if (iso.size() != 19 && iso.substr(19) != "Z") return std::nullopt;
+    std::tm asked = tm;
     tm.tm_year -= 1900;
     tm.tm_mon -= 1;
-    return double(timegm(&tm));
+    time_t t = timegm(&tm);  // normalises tm: a field out of range shows as a change
+    if (tm.tm_year + 1900 != asked.tm_year || tm.tm_mon + 1 != asked.tm_mon || tm.tm_mday != asked.tm_mday ||
+        tm.tm_hour != asked.tm_hour || tm.tm_min != asked.tm_min || tm.tm_sec != asked.tm_sec)
+        return std::nullopt;
+    return double(t);
 }
+
+// A clock set back, or a store edited: a calibration "made" after now is
+// refused (an hour's slack for clocks a little apart across hosts).
+constexpr double kFutureSlackS = 3600;
 
 // Why `c` cannot stand in for these runs; empty when it can.
 std::vector<std::string> why_not(const suite::Calibration& c, const std::vector<suite::CalibrationIdentity>& ids,
@@ -34,7 +46,16 @@ std::vector<std::string> why_not(const suite::Calibration& c, const std::vector<
         for (auto& d : suite::mismatches(c.identity, id))
             if (seen.insert(d).second) out.push_back(d);
     auto made = epoch(c.timestamp_utc);
-    if (made && newest_run && *newest_run - *made > kStaleDays * 86400)
+    if (!made) {
+        out.push_back(fmt::format("its timestamp '{}' is not a UTC time (YYYY-MM-DDTHH:MM:SSZ), so its age is "
+                                  "unknown", c.timestamp_utc));
+        return out;
+    }
+    if (*made > double(std::time(nullptr)) + kFutureSlackS) {
+        out.push_back(fmt::format("its timestamp {} is in the future, so its age is unknown", c.timestamp_utc));
+        return out;
+    }
+    if (newest_run && *newest_run - *made > kStaleDays * 86400)
         out.push_back(fmt::format("stale: made {:.0f} days before the newest compared run (more than {:g})",
                                   (*newest_run - *made) / 86400, kStaleDays));
     return out;
@@ -83,6 +104,12 @@ Lookup find_calibrations(const std::string& db, const std::vector<std::vector<su
         for (const auto& c : cals) {
             auto t = std::find_if(c.tests.begin(), c.tests.end(), [&](const auto& x) { return x.test == test; });
             if (t == c.tests.end()) continue;
+            // A damaged row is said and skipped: an older good one still serves.
+            if (auto bad = suite::invalid_reason(*t); !bad.empty()) {
+                out.warnings.push_back(fmt::format("calibration {} ({}), test {}: an unusable row ({}); ignored",
+                                                   c.id, c.timestamp_utc, test, bad));
+                continue;
+            }
             auto why = why_not(c, ids, newest);
             if (why.empty()) {
                 out.spreads[test] = {t->levels, c.timestamp_utc, c.runs, c.id};

@@ -92,9 +92,11 @@ Grid compare_grid(const Comparison& c) {
         for (size_t i = 0; i < t.configs.size(); ++i) {
             const auto& k = t.configs[i];
             std::string role = t.test == "baseline" ? "control" : i == 0 ? "reference" : "vs " + t.configs[0].label;
+            // A configuration that did not run has no figure: an empty cell, never a 0.0 a reader would chart.
+            bool ran = !k.unit_medians.empty();
             std::vector<std::string> row{t.test, k.label, role, std::to_string(k.unit_medians.size()),
-                                         std::to_string(k.sessions), num(k.center, 1), num(k.center_ci.lo, 1),
-                                         num(k.center_ci.hi, 1)};
+                                         std::to_string(k.sessions), ran ? num(k.center, 1) : "",
+                                         ran ? num(k.center_ci.lo, 1) : "", ran ? num(k.center_ci.hi, 1) : ""};
             if (i == 0 || i > t.vs_first.size()) {
                 row.resize(row.size() + 6);
             } else {

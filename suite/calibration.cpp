@@ -142,4 +142,22 @@ Calibration calibrate_from(const std::vector<RunReport>& runs, const std::vector
     return c;
 }
 
+std::string invalid_reason(const TestCalibration& t) {
+    const auto& l = t.levels;
+    const std::pair<const char*, const stats::Component*> levels[] = {
+        {"repeat", &l.repeat}, {"session", &l.session}, {"run", &l.run}, {"run_mean", &l.run_mean},
+        {"session_median", &l.session_median}};
+    for (auto [name, c] : levels) {
+        if (!std::isfinite(c->var) || c->var < 0) return fmt::format("the {} variance is {}", name, c->var);
+        if (!std::isfinite(c->df) || c->df < 0) return fmt::format("the {} df is {}", name, c->df);
+    }
+    if (!(l.run_mean.df > 0)) return fmt::format("the run_mean df is {} (a calibration needs two or more runs)", l.run_mean.df);
+    if (l.runs < 2) return fmt::format("it used {} run(s), fewer than two", l.runs);
+    if (!(l.inv_sessions > 0 && l.inv_sessions <= 1)) return fmt::format("its mean 1/sessions is {}", l.inv_sessions);
+    if (!(l.repeats >= 1 && std::isfinite(l.repeats))) return fmt::format("its mean repeats is {}", l.repeats);
+    for (double c : {t.costs.run, t.costs.session, t.costs.repeat})
+        if (!std::isfinite(c) || c < 0) return fmt::format("a level's cost is {} s", c);
+    return "";
+}
+
 } // namespace eb::suite

@@ -53,6 +53,12 @@ std::vector<std::string> mismatches(const CalibrationIdentity& cal, const Calibr
 // whole wall time: what is not inside a test's sessions is the run's start.
 Calibration calibrate_from(const std::vector<RunReport>& runs, const std::vector<double>& process_s);
 
+// Why a stored test calibration cannot be used (a variance negative or not
+// finite, a df negative or not finite, no run-to-run df, fewer than two runs,
+// a share of sessions outside (0, 1]), as "the run_mean variance is -1";
+// empty when it can. A store may be edited or damaged: checked on every read.
+std::string invalid_reason(const TestCalibration& t);
+
 // What compare borrows, per test: the calibration's levels and where they came from.
 struct CalibratedSpread {
     stats::LevelTable levels;

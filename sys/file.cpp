@@ -69,6 +69,11 @@ std::optional<fs::path> through_fd_link(fs::path p) {
     return std::nullopt;
 }
 
+std::string fmt_planted(bool link, uid_t owner, const std::string& folder) {
+    return std::string(link ? "a symlink" : "a file") + " of another user (uid " + std::to_string(owner) + ") in " +
+           folder + ", a folder others can write to; not " + (link ? "following" : "replacing") + " it";
+}
+
 const char* kind_name(fs::file_type t) {
     switch (t) {
     case fs::file_type::directory: return "it is a directory";
@@ -80,10 +85,24 @@ const char* kind_name(fs::file_type t) {
 
 bool streamable(fs::file_type t) { return t == fs::file_type::character || t == fs::file_type::fifo; }
 
+// A name in a folder others can write to (a sticky /tmp, a group's share)
+// may have been planted there: a link or file another user owns is neither
+// followed nor replaced, or root's export would land where that user points
+// it (whatever fs.protected_symlinks says). An absent name is safe: the
+// temporary file and the rename make it ours.
+void refuse_planted(const std::string& path) {
+    struct stat name {}, dir {};
+    if (::lstat(path.c_str(), &name) < 0 || name.st_uid == ::geteuid()) return;
+    std::string folder = parent_of(path).string();
+    if (::stat(folder.c_str(), &dir) < 0 || !(dir.st_mode & (S_IWGRP | S_IWOTH))) return;
+    refuse(path, fmt_planted(S_ISLNK(name.st_mode), name.st_uid, folder));
+}
+
 } // namespace
 
 OutputTarget resolve_output(const std::string& path) {
     if (path.empty()) refuse(path, "empty path");
+    refuse_planted(path);
     std::error_code ec;
     fs::file_status link = fs::symlink_status(path, ec);
     if (ec && ec != std::errc::no_such_file_or_directory) refuse(path, ec.message());
@@ -132,12 +151,25 @@ Fd open_in_place(const std::string& path, const OutputTarget& t) {
         return fd;
     }
     const std::string& target = t.path;
-    Fd fd(::open(target.c_str(), O_WRONLY | O_APPEND | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+    // A device named directly is opened as it was checked: a link swapped in meanwhile is not followed.
+    int nofollow = fs::is_symlink(fs::symlink_status(path)) ? 0 : O_NOFOLLOW;
+    Fd fd(::open(target.c_str(), O_WRONLY | O_APPEND | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | nofollow));
     if (!fd.valid() && errno == ENXIO && fs::is_fifo(target)) refuse(path, "it is a FIFO that no process is reading");
     if (!fd.valid()) fail_errno(path, "open", errno);
     int fl = ::fcntl(fd.get(), F_GETFL);
     if (fl < 0 || ::fcntl(fd.get(), F_SETFL, fl & ~O_NONBLOCK) < 0) fail_errno(path, "fcntl", errno);
     return fd;
+}
+
+// A replaced file keeps its mode and group (a 0640 root:adm report stays
+// readable by adm only); the new file's group is set here, its mode returned.
+// A private `mode` (no group or other bits, a trace's 0600) keeps it private.
+mode_t keep_existing(int fd, const std::string& target, mode_t mode) {
+    struct stat st {};
+    if (::stat(target.c_str(), &st) < 0 || !S_ISREG(st.st_mode)) return mode;
+    if (st.st_gid != ::getegid() && ::fchown(fd, static_cast<uid_t>(-1), st.st_gid) < 0) return mode;
+    mode_t kept = st.st_mode & 07777;
+    return (mode & 077) == 0 ? kept & ~mode_t(077) : kept;
 }
 
 } // namespace
@@ -169,7 +201,7 @@ void write_file(const std::string& path, std::string_view content, mode_t mode) 
 OutputFile::OutputFile(const std::string& path, mode_t mode) : path_(path), target_(resolve_output(path)) {
     if (target_.kind == OutputKind::Replace) {
         fd_ = make_temp(path, target_.path, temp_);
-        if (::fchmod(fd_.get(), mode) < 0) fail("fchmod", errno);
+        if (::fchmod(fd_.get(), keep_existing(fd_.get(), target_.path, mode)) < 0) fail("fchmod", errno);
         return;
     }
     // Staged where a partial result harms nobody: an unlinked temporary file.

@@ -4,6 +4,9 @@
 // temporary file beside it, fsync'ed, renamed over it and its directory
 // fsync'ed: a reader or a crash sees the old content or the new, never a mix.
 // A symlink to a regular file has its target replaced; the link stays.
+// A replaced file keeps its mode and group. In a folder others can write to
+// (sticky or group-writable), a link or file another user owns is refused:
+// it may have been planted to redirect the write.
 // A character device or a FIFO (e.g. /dev/null, /dev/tty, a named pipe),
 // and an already-open file named through /proc/PID/fd or /dev/stdout, is
 // written in place: renaming over it would replace the device node itself.
@@ -37,8 +40,8 @@ void check_writable(const std::string& path);
 // 0666 less the umask: the mode a shell redirection would give.
 mode_t default_file_mode();
 
-// Writes `content` to `path` as described above; `mode` applies to a
-// replaced regular file only (a device keeps its own).
+// Writes `content` to `path` as described above; `mode` is a new file's (a
+// replaced one keeps its own, made private too if `mode` is; a device keeps its own).
 void write_file(const std::string& path, std::string_view content, mode_t mode = default_file_mode());
 
 // A file written in pieces, possibly out of order (fd() takes pwrite), and

@@ -18,6 +18,31 @@
 
 extern char** environ;
 
+namespace {
+
+// The state letter of /proc/PID/stat ('T' stopped, 'Z' gone), or 0.
+char proc_state(pid_t pid) {
+    std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    std::getline(f, line);
+    auto at = line.rfind(')');
+    return at == std::string::npos || at + 2 >= line.size() ? 0 : line[at + 2];
+}
+
+// Stops `pid` (SIGSTOP) and waits until it is stopped: true, or it had ended first.
+bool stop_alive(pid_t pid) {
+    if (kill(pid, SIGSTOP) != 0) return false;
+    for (int i = 0; i < 2000; ++i) {
+        char st = proc_state(pid);
+        if (st == 'T' || st == 't') return true;
+        if (st == 'Z' || st == 0) return false;
+        usleep(1000);
+    }
+    return false;
+}
+
+} // namespace
+
 CliResult run_cli(const std::vector<std::string>& args, const CliOptions& opt) {
     int out[2], err[2];
     if (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) throw std::runtime_error("pipe");
@@ -59,14 +84,28 @@ CliResult run_cli(const std::vector<std::string>& args, const CliOptions& opt) {
     int open_fds = out[0] < 0 ? 1 : 2;
     while (open_fds > 0) {
         double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        bool due = opt.signal_when ? opt.signal_when(pid) : opt.sigint_after_s >= 0 && el >= opt.sigint_after_s;
-        if (!sent_int && due) {
-            kill(pid, opt.signal);
+        bool marked = opt.wait_for.empty() || r.err.find(opt.wait_for) != std::string::npos ||
+                      r.out.find(opt.wait_for) != std::string::npos;
+        bool due = marked && !sent_int &&
+                   (opt.signal_when ? opt.signal_when(pid)
+                                    : opt.sigint_after_s >= 0 ? el >= opt.sigint_after_s : !opt.wait_for.empty());
+        if (due && opt.freeze) {
+            sent_int = true;
+            if (stop_alive(pid)) {
+                r.mid_work = true;
+                kill(pid, opt.signal);
+                if (opt.second_signal) kill(pid, opt.second_signal);
+                kill(pid, SIGCONT);
+            }
+        } else if (due) {
+            if (opt.signal) kill(pid, opt.signal);
             if (opt.second_signal) kill(pid, opt.second_signal);
             sent_int = true;
         }
         if (el > opt.timeout_s) kill(pid, SIGKILL);
-        if (poll(fds, 2, 50) <= 0) continue;
+        // A signal still to send is looked for every millisecond: a quick command is caught mid-work.
+        bool pending = !sent_int && (opt.signal_when || opt.sigint_after_s >= 0 || !opt.wait_for.empty());
+        if (poll(fds, 2, pending ? 1 : 50) <= 0) continue;
         for (int i = 0; i < 2; ++i) {
             if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP))) continue;
             char buf[4096];

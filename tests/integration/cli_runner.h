@@ -12,6 +12,7 @@ struct CliResult {
     std::string out, err;
     int pid = 0;           // of the exitbench process, gone by now
     int term_signal = 0;   // the signal that ended it, if one did (then rc is 128 + it)
+    bool mid_work = false; // `signal` reached it while it was stopped mid-command (CliOptions::freeze)
 };
 
 struct CliOptions {
@@ -25,6 +26,11 @@ struct CliOptions {
     std::string stdout_file;        // the child's stdout, instead of a pipe (e.g. /dev/full)
     bool close_stdout = false;      // a reader that goes away at once, as `| head -0`
     double timeout_s = 120;         // SIGKILL after this long: a test never hangs
+    std::string wait_for;           // the signal (or hook) is due only once stderr or stdout holds this mark
+    // When due: SIGSTOP it, and only once it is stopped send `signal`, then
+    // SIGCONT: the signal provably arrives before the command has finished
+    // (CliResult::mid_work); a command that ended first is not signalled.
+    bool freeze = false;
 };
 
 CliResult run_cli(const std::vector<std::string>& args, const CliOptions& opt = {});

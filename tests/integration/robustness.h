@@ -28,6 +28,11 @@ struct Row {
 // `sent` the signal the test sent it (0: none), whose death is no crash.
 void tally(Row& row, const std::string& what, const CliResult& r, const std::vector<int>& expected, int sent = 0);
 
+// Runs SQL statements on the store at `db` behind exitbench's back (errors ignored).
+void sql(const std::string& db, const char* statements);
+// Whether process `pid` has a KVM VM open: a run is mid-work.
+bool vm_open(int pid);
+
 // A file of `text` in `dir`; its path.
 std::string write_file(const std::string& dir, const std::string& name, const std::string& text);
 std::string perf_fixture(const std::string& name);
@@ -45,5 +50,14 @@ Row export_targets_row(const std::string& dir);
 Row signals_row(const std::string& dir);
 Row full_disk_row(const std::string& dir);
 Row kvm_row(const std::string& dir);
+
+// Those of robustness_saves.cpp: every save path under each fault.
+Row locked_saves_row(const std::string& dir);
+Row full_disk_saves_row(const std::string& dir);
+Row read_only_saves_row(const std::string& dir);
+Row concurrent_saves_row(const std::string& dir);
+
+// robustness_options.cpp: every option of every command, hostile values.
+Row option_fuzz_row(const std::string& dir);
 
 } // namespace eb::robust

@@ -16,14 +16,14 @@ using Args = std::vector<std::string>;
 
 namespace eb::robust {
 
-namespace {
-
 void sql(const std::string& db, const char* statements) {
     sqlite3* h = nullptr;
     sqlite3_open(db.c_str(), &h);
     sqlite3_exec(h, statements, nullptr, nullptr, nullptr);
     sqlite3_close(h);
 }
+
+namespace {
 
 std::string copy_of(const std::string& from, const std::string& to) {
     fs::copy_file(from, to, fs::copy_options::overwrite_existing);

@@ -223,3 +223,8 @@ TEST(Robustness, ConcurrentWriters) {
 }
 TEST(Robustness, ALockedStore) { check_row(locked_row); }
 TEST(Robustness, RunsUnderKvm) { check_row(kvm_row); }
+TEST(Robustness, SavePathsUnderALockedStore) { check_row(locked_saves_row); }
+TEST(Robustness, SavePathsOnAFullDisk) { check_row(full_disk_saves_row); }
+TEST(Robustness, SavePathsInAReadOnlyFolder) { check_row(read_only_saves_row); }
+TEST(Robustness, SavePathsConcurrently) { check_row(concurrent_saves_row); }
+TEST(Robustness, OptionFuzz) { check_row(option_fuzz_row); }

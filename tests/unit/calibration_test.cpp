@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sqlite3.h>
@@ -389,6 +390,84 @@ TEST_F(CalibrationStore, NoStoreMeansNoCalibrationNotAnError) {
     // Several runs a side need none: the store is not even looked at.
     std::vector<std::vector<suite::RunReport>> many{{run_of(rng, 0), run_of(rng, 0)}, {run_of(rng, 0), run_of(rng, 0)}};
     EXPECT_TRUE(lab::find_calibrations("/nonexistent/dir/x.db", many).warnings.empty());
+}
+
+// Issue 40, rows 4 and 5: a calibration row is checked on every read. A
+// damaged newer one is named in one line and skipped, so an older good one
+// still serves; a timestamp in the future or unreadable is refused, saying why.
+void edit_store(const std::string& path, const char* sql) {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+    sqlite3_close(db);
+}
+
+TEST_F(CalibrationStore, ADamagedNewerRowIsNamedAndAnOlderGoodOneUsed) {
+    std::mt19937_64 rng(13);
+    std::vector<suite::RunReport> runs;
+    for (int k = 0; k < 4; ++k) runs.push_back(run_of(rng, 0));
+    auto path = temp_path("h.db");
+    std::vector<std::vector<suite::RunReport>> sides{{run_of(rng, 0)}, {run_of(rng, 0)}};
+    for (const char* damage : {"run_mean_var = -0.5", "run_mean_df = 0", "run_mean_df = -3", "session_var = -1e-9",
+                               "repeat_df = -1", "inv_sessions = 0", "run_cost_s = -1"}) {
+        std::filesystem::remove(path);
+        {
+            history::Store st(path, history::Store::Mode::ReadWrite);
+            st.save_calibration(suite::calibrate_from(runs, {1, 1, 1, 1}));  // id 1: good
+            st.save_calibration(suite::calibrate_from(runs, {1, 1, 1, 1}));  // id 2: damaged below
+        }
+        edit_store(path, (std::string("UPDATE calibration_tests SET ") + damage + " WHERE calibration_id = 2").c_str());
+        auto found = lab::find_calibrations(path, sides);
+        ASSERT_EQ(found.spreads.size(), 2u) << damage;
+        for (const auto& [test, spread] : found.spreads) EXPECT_EQ(spread.id, 1) << damage << " " << test;
+        ASSERT_EQ(found.warnings.size(), 2u) << damage;  // one line per damaged row: two tests
+        for (const auto& w : found.warnings) {
+            EXPECT_EQ(w.find('\n'), std::string::npos) << w;
+            EXPECT_NE(w.find("calibration 2 ("), std::string::npos) << w;
+            EXPECT_NE(w.find("an unusable row"), std::string::npos) << w;
+        }
+        // compare's test on it would have thrown (Boost's "-nan", df <= 0): the good one gives a finite p.
+        stats::SideShape one{1, 1.0 / 3};
+        auto t = stats::calibrated_t(0.01, found.spreads.begin()->second.levels, one, one);
+        EXPECT_TRUE(std::isfinite(t.p)) << damage;
+    }
+}
+
+TEST_F(CalibrationStore, AnInfiniteOrNaNVarianceIsRefused) {
+    std::mt19937_64 rng(14);
+    std::vector<suite::RunReport> runs;
+    for (int k = 0; k < 4; ++k) runs.push_back(run_of(rng, 0));
+    auto path = temp_path("h.db");
+    history::Store(path, history::Store::Mode::ReadWrite).save_calibration(suite::calibrate_from(runs, {}));
+    // SQLite stores no NaN (it becomes NULL, which the schema refuses), but 9e999 reads back as infinity.
+    edit_store(path, "UPDATE calibration_tests SET run_mean_var = 9e999 WHERE test = 'cpuid'");
+    std::vector<std::vector<suite::RunReport>> sides{{run_of(rng, 0)}, {run_of(rng, 0)}};
+    auto found = lab::find_calibrations(path, sides);
+    suite::TestCalibration t;
+    t.levels.run_mean = {std::nan(""), 3};
+    EXPECT_NE(suite::invalid_reason(t).find("run_mean variance is nan"), std::string::npos) << suite::invalid_reason(t);
+    EXPECT_EQ(found.spreads.count("cpuid"), 0u);
+    EXPECT_EQ(found.spreads.count("vmcall"), 1u);
+}
+
+TEST_F(CalibrationStore, AFutureOrUnreadableTimestampIsRefusedWithAReason) {
+    std::mt19937_64 rng(15);
+    std::vector<suite::RunReport> runs;
+    for (int k = 0; k < 4; ++k) runs.push_back(run_of(rng, 0));
+    std::vector<std::vector<suite::RunReport>> sides{{run_of(rng, 0)}, {run_of(rng, 0)}};
+    for (auto [stamp, why] : std::vector<std::pair<const char*, const char*>>{
+             {"2999-01-01T00:00:00Z", "is in the future"}, {"yesterday", "is not a UTC time"},
+             {"2026-13-01T00:00:00Z", "is not a UTC time"}, {"2026-02-30T00:00:00Z", "is not a UTC time"},
+             {"2026-12-01T08:00:00Zjunk", "is not a UTC time"}, {"", "is not a UTC time"}}) {
+        auto path = temp_path("h.db");
+        std::filesystem::remove(path);
+        history::Store(path, history::Store::Mode::ReadWrite).save_calibration(suite::calibrate_from(runs, {}));
+        edit_store(path, (std::string("UPDATE calibrations SET timestamp_utc = '") + stamp + "'").c_str());
+        auto found = lab::find_calibrations(path, sides);
+        EXPECT_TRUE(found.spreads.empty()) << stamp;
+        ASSERT_EQ(found.warnings.size(), 1u) << stamp;
+        EXPECT_NE(found.warnings[0].find(why), std::string::npos) << stamp << ": " << found.warnings[0];
+    }
 }
 
 } // namespace
