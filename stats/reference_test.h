@@ -50,8 +50,9 @@ double reference_p_upper(const Reference& r, double obs, double shift, double le
 // obs +- f(alpha) times the critical |d| at alpha: exactly the shifts that
 // test does not reject. Infinite when no p below alpha is possible.
 Interval reference_ci(const Reference& r, double obs, double alpha);
-// The shift found with `power` at `alpha`: the t formula on the calibration's
-// run SD (K - 1 df); infinite when no p below alpha is possible.
+// The shift found with `power` at `alpha`: the larger of the t formula on the
+// calibration's run SD (K - 1 df) and the critical |d| plus the differences'
+// power quantile, read wider; infinite when no p below alpha is possible.
 double reference_detectable(const Reference& r, double alpha, double power = 0.8);
 
 } // namespace eb::stats
