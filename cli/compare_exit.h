@@ -23,6 +23,7 @@ inline constexpr const char* kCompareExitTable =
     "\nExit status, the first that holds (the gate is decided before anything is written or saved):\n"
     "  2    bad usage or input (nothing compared)\n"
     "  3    the host cannot run the configurations (live; nothing compared)\n"
+    "  70   an internal error (a bug; its text is printed)\n"
     "  1    --fail-if-slower: a regression; it stands even when an export, the save or a signal also failed\n"
     "       (they are said on stderr)\n"
     "  3    an export, the HTML or stdout could not be written\n"

@@ -262,8 +262,9 @@ TEST_P(Simulated, VerdictsGateAndCoverage) {
     EXPECT_GE(null.covered, 0.93 - 3 * se95) << "coverage; Monte Carlo SE " << se95;
     EXPECT_LE(null.covered, 0.97 + 3 * se95) << "coverage; Monte Carlo SE " << se95;
     if (d.tests == 1 && d.contaminated == 0 && d.runs_contaminated == 0) {
-        if (d.power_bounded)
+        if (d.power_bounded) {
             EXPECT_GE(alt.verdicts, 0.80 - 3 * se80) << "power at the printed detectable; Monte Carlo SE " << se80;
+        }
         EXPECT_GE(alt.covered, 0.93 - 3 * se95) << "coverage at it; Monte Carlo SE " << se95;
         EXPECT_LE(alt.covered, 0.97 + 3 * se95) << "coverage at it; Monte Carlo SE " << se95;
     }
