@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "cli/app.h"
+#include "cli/compare_exit.h"
 #include "cli/compare_host_profile.h"
 #include "cli/compare_live.h"
 #include "cli/emit.h"
@@ -341,8 +342,14 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
         for (auto& w : suite::knob_warnings(doc.report)) reasons.push_back(std::move(w));
         suite::mark_not_answerable(doc.report, std::move(reasons));
     }
-    // Decided before anything is written: every format marks the regressed configurations.
-    if (fail_pct) doc.gate = report::gate_view(doc.report, *fail_pct);
+    // The gate first: its REGRESSION lines and its exit status are decided
+    // before an export, the save or a late signal can end the command, and
+    // every format marks the regressed configurations.
+    std::optional<int> gated;
+    if (fail_pct) {
+        doc.gate = report::gate_view(doc.report, *fail_pct);
+        gated = apply_gate(*doc.gate);
+    }
     // The HTML export gets the differential flame graphs; the tables follow
     // a table on stdout, beside any other format they go to stderr (as run's).
     double tsc_mhz = ran.rounds.empty() || ran.rounds[0].empty() ? 0 : ran.rounds[0][0].host.tsc_mhz;
@@ -358,12 +365,14 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
         if (a.common.format == "table") write_stdout(tables);
         else fmt::print(stderr, "{}", tables);
     }
-    if (!done.written || !host_written) return kHost;
-    if (!done.saved) return kNotSaved;
-    if (interrupt.load()) return kInterrupted;
-    if (doc.gate) return apply_gate(*doc.gate);
-    if (doc.report.tests.empty()) return kTestFailed;
-    return ktap_stdout(a.common.format) ? skip_if_all_skipped(fail_if_any_failed(kOk, doc), doc) : kOk;
+    CompareEnd end{gated, done.written && host_written, done.saved, interrupt.load(), doc.report.tests.empty()};
+    int rc = compare_exit(end);
+    if (rc == kTestFailed && gated && (!end.written || !end.saved || end.interrupted))
+        fmt::print(stderr, "exitbench: exit status 1 is the gate's; besides, {}\n",
+                   !end.written ? "an output could not be written"
+                   : !end.saved ? "the runs could not be saved to the history (kept in a file, named above)"
+                                : "the command was interrupted");
+    return rc == kOk && ktap_stdout(a.common.format) ? skip_if_all_skipped(fail_if_any_failed(kOk, doc), doc) : rc;
 }
 
 } // namespace eb::cli

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <map>
 
+#include "cli/compare_exit.h"
 #include "cli/run_options.h"
 
 namespace eb::cli {
@@ -122,11 +123,13 @@ void finish(CLI::App& app) {
         }
         if (o->get_lnames().empty()) o->type_name(placeholder(longest_name(*o)));
     }
+    std::string text;
     if (const auto& ex = help_examples(path_of(app)); !ex.empty()) {
-        std::string text = "\nExamples:\n";
+        text = "\nExamples:\n";
         for (const auto& e : ex) text += "  " + e + "\n";
-        app.footer(text);
     }
+    if (path_of(app) == "compare") text += kCompareExitTable;
+    if (!text.empty()) app.footer(text);
     for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) finish(*sub);
 }
 

@@ -1,8 +1,6 @@
 #include "lab/calibration_lookup.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <ctime>
 #include <filesystem>
 #include <fmt/format.h>
 #include <map>
@@ -38,12 +36,11 @@ std::optional<double> epoch(const std::string& iso) {
 constexpr double kFutureSlackS = 3600;
 
 // Why `c` cannot stand in for these runs; empty when it can.
-std::vector<std::string> why_not(const suite::Calibration& c, const std::vector<suite::CalibrationIdentity>& ids,
-                                 std::optional<double> newest_run) {
+std::vector<std::string> why_not(const suite::Calibration& c, const std::vector<const suite::RunReport*>& runs) {
     std::set<std::string> seen;
     std::vector<std::string> out;
-    for (const auto& id : ids)
-        for (auto& d : suite::mismatches(c.identity, id))
+    for (const auto* r : runs)
+        for (auto& d : suite::why_not_lend(c, *r))
             if (seen.insert(d).second) out.push_back(d);
     auto made = epoch(c.timestamp_utc);
     if (!made) {
@@ -55,9 +52,6 @@ std::vector<std::string> why_not(const suite::Calibration& c, const std::vector<
         out.push_back(fmt::format("its timestamp {} is in the future, so its age is unknown", c.timestamp_utc));
         return out;
     }
-    if (newest_run && *newest_run - *made > kStaleDays * 86400)
-        out.push_back(fmt::format("stale: made {:.0f} days before the newest compared run (more than {:g})",
-                                  (*newest_run - *made) / 86400, kStaleDays));
     return out;
 }
 
@@ -80,20 +74,18 @@ std::set<std::string> shared_tests(const std::vector<std::vector<suite::RunRepor
 Lookup find_calibrations(const std::string& db, const std::vector<std::vector<suite::RunReport>>& sides) {
     Lookup out;
     if (std::none_of(sides.begin(), sides.end(), [](const auto& s) { return s.size() == 1; })) return out;
-    std::vector<suite::CalibrationIdentity> ids;
-    std::optional<double> newest;
+    std::vector<const suite::RunReport*> runs;
     for (const auto& side : sides)
         for (const auto& r : side) {
             if (r.provenance.imported) return out;  // no host to match
-            ids.push_back(suite::identity_of(r));
-            if (auto t = epoch(r.provenance.timestamp_utc)) newest = std::max(newest.value_or(*t), *t);
+            runs.push_back(&r);
         }
     std::vector<suite::Calibration> cals;
     try {
         std::string path = db.empty() ? history::default_path() : db;
         std::error_code ec;
         if (!std::filesystem::exists(path, ec)) return out;
-        cals = history::Store(path, history::Store::Mode::ReadOnly).calibrations(ids.front().hostname);
+        cals = history::Store(path, history::Store::Mode::ReadOnly).calibrations(runs.front()->provenance.hostname);
     } catch (const history::StoreError& e) {
         out.warnings.push_back(fmt::format("no calibration read: {}", e.what()));
         return out;
@@ -110,9 +102,9 @@ Lookup find_calibrations(const std::string& db, const std::vector<std::vector<su
                                                    c.id, c.timestamp_utc, test, bad));
                 continue;
             }
-            auto why = why_not(c, ids, newest);
+            auto why = why_not(c, runs);
             if (why.empty()) {
-                out.spreads[test] = {t->levels, c.timestamp_utc, c.runs, c.id};
+                out.spreads[test] = suite::lend(c).at(test);
                 first_why.clear();
                 break;
             }

@@ -62,7 +62,6 @@ std::string effect_lines(const suite::Effect& e, const std::string& b, const std
                                   b, a, pct(e.ratio), pct(e.ratio_ci.lo), pct(e.ratio_ci.hi), (1 - alpha) * 100, e.p,
                                   e.p_holm, e.q_bh, e.method, e.units_a, e.units_b, e.df, suite::verdict_name(e.verdict));
     if (!e.calibration.empty()) out += fmt::format("    run-to-run spread from {}\n", e.calibration);
-    for (const auto& l : e.left_out) out += fmt::format("    left out of its run's mean: {}\n", l);
     out += fmt::format("    detectable with 80% power at this spread, in this family: {:.2f}%\n", e.detectable * 100);
     return out;
 }
@@ -96,7 +95,6 @@ json effect_json(const suite::Effect& e, suite::Unit unit) {
             {"units", {e.units_a, e.units_b}},
             {"method", e.method},
             {"run_to_run_spread_from", e.calibration.empty() ? json(nullptr) : json(e.calibration)},
-            {"sessions_left_out_as_outliers", e.left_out},
             {"why_not_testable", e.why}};
 }
 

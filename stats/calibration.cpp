@@ -20,6 +20,8 @@ Component difference(double a, double df_a, double b, double df_b) {
     return {v, std::min(df_a, v * v / den)};
 }
 
+} // namespace
+
 // Pooled (1.4826 MAD)^2 of log repeats about their session's median, (n - 1)
 // weights: robust to the lone 55% repeat a session holds now and then.
 Component robust_repeats(const std::vector<std::vector<double>>& sessions) {
@@ -36,18 +38,28 @@ Component robust_repeats(const std::vector<std::vector<double>>& sessions) {
     return df > 0 ? Component{ss / df, df} : Component{};
 }
 
-} // namespace
-
 LevelTable estimate_levels(const std::vector<std::vector<std::vector<double>>>& runs) {
+    std::vector<std::vector<double>> medians;
+    for (const auto& run : runs) {
+        auto& m = medians.emplace_back();
+        for (const auto& s : run) m.push_back(s.empty() ? 0 : median(s));
+    }
+    return estimate_levels(runs, medians);
+}
+
+LevelTable estimate_levels(const std::vector<std::vector<std::vector<double>>>& runs,
+                           const std::vector<std::vector<double>>& session_medians) {
+    if (session_medians.size() != runs.size()) throw std::invalid_argument("a median for every run's sessions");
     LevelTable t;
     std::vector<double> run_means;
     std::vector<std::vector<double>> all_sessions;
     double ssw = 0, inv = 0, repeats = 0;
-    for (const auto& run : runs) {
+    for (size_t k = 0; k < runs.size(); ++k) {
+        const auto& run = runs[k];
         std::vector<double> medians;
-        for (const auto& s : run)
-            if (!s.empty()) {
-                medians.push_back(median(s));
+        for (size_t i = 0; i < run.size(); ++i)
+            if (const auto& s = run[i]; !s.empty()) {
+                medians.push_back(session_medians.at(k).at(i));
                 all_sessions.push_back(s);
                 repeats += double(s.size());
             }

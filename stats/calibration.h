@@ -38,10 +38,22 @@ struct LevelTable {
     size_t runs = 0, sessions = 0;  // runs with sessions; sessions in all
 };
 
-// runs[k][s] holds the log of each repeat of session s of run k. Sessions
-// without repeats and runs without sessions are ignored. Throws
+// runs[k][s] holds the log of each repeat of session s of run k, and
+// medians[k][s] that session's unit statistic as compare computes it (the log
+// of the median cost: with an even count it is not the median of the logs).
+// Sessions without repeats and runs without sessions are ignored. Throws
 // std::invalid_argument with fewer than two runs holding sessions.
+LevelTable estimate_levels(const std::vector<std::vector<std::vector<double>>>& runs,
+                           const std::vector<std::vector<double>>& medians);
+// The same with each session's median of its logs as its statistic.
 LevelTable estimate_levels(const std::vector<std::vector<std::vector<double>>>& runs);
+
+// Pooled (1.4826 MAD)^2 of log repeats about their session's median, with
+// (n - 1) df per session: the repeat level of estimate_levels().
+Component robust_repeats(const std::vector<std::vector<double>>& sessions);
+// A MAD-based variance carries about this share of its df's information
+// (its asymptotic efficiency for normal noise): the df an F test may use.
+inline constexpr double kMadEfficiency = 0.37;
 
 // The shape of one side of a comparison at the run level: k runs, with the
 // mean over them of 1 / sessions.

@@ -63,6 +63,29 @@ std::vector<std::string> mismatches(const CalibrationIdentity& cal, const Calibr
     return out;
 }
 
+std::vector<std::string> why_not_lend(const Calibration& c, const RunReport& r) {
+    auto out = mismatches(c.identity, identity_of(r));
+    const auto& boot = r.provenance.boot_id;
+    if (c.boot_id.empty() || boot.empty() || c.boot_id != boot)
+        out.push_back(fmt::format("boot: '{}' (calibration) vs '{}': one run a side is tested only against a "
+                                  "calibration of its own boot", c.boot_id, boot));
+    if (c.sessions != r.settings.sessions)
+        out.push_back(fmt::format("sessions: {} (calibration) vs {}", c.sessions, r.settings.sessions));
+    if (c.repeats != r.settings.repeats)
+        out.push_back(fmt::format("repeats (-r): {} (calibration) vs {}", c.repeats, r.settings.repeats));
+    return out;
+}
+
+Calibrations lend(const Calibration& c) {
+    Calibrations out;
+    for (const auto& t : c.tests) {
+        auto& s = out[t.test] = {t.levels, {}, c.timestamp_utc, c.runs, c.id};
+        for (const auto& run : t.session_logs)
+            if (!run.empty()) s.run_means.push_back(stats::mean(run));
+    }
+    return out;
+}
+
 namespace {
 
 // Seconds per level from the runs: a repeat is its batch (cycles per
@@ -135,7 +158,8 @@ Calibration calibrate_from(const std::vector<RunReport>& runs, const std::vector
             t.session_logs.push_back(r.session_logs);
         }
         if (nest.size() < 2) continue;
-        t.levels = stats::estimate_levels(nest);
+        // Compare's unit statistic (log of each session's median cost), not the median of the logs.
+        t.levels = stats::estimate_levels(nest, t.session_logs);
         t.costs = costs_of(runs, process_s, t.test);
         c.tests.push_back(std::move(t));
     }

@@ -59,13 +59,25 @@ Calibration calibrate_from(const std::vector<RunReport>& runs, const std::vector
 // empty when it can. A store may be edited or damaged: checked on every read.
 std::string invalid_reason(const TestCalibration& t);
 
-// What compare borrows, per test: the calibration's levels and where they came from.
+// What compare borrows, per test: the calibration's levels, its runs' unit
+// values and where they came from.
 struct CalibratedSpread {
     stats::LevelTable levels;
+    std::vector<double> run_means;  // each run's mean of its session log medians: compare's unit, as it computes it
     std::string date;  // the calibration's timestamp
     size_t runs = 0;   // its runs
     int64_t id = 0;
 };
 using Calibrations = std::map<std::string, CalibratedSpread>;
+
+// Why `c` cannot stand in for the run-to-run spread of run `r`; empty when
+// it can: the same host, kernel, backend, CPU and settings (mismatches()),
+// the same boot (another boot's runs differ by that boot's offset and
+// conditions, which one run a side cannot see), and as many sessions and
+// repeats (-r) a run (they change what a run mean holds of the noise below it).
+std::vector<std::string> why_not_lend(const Calibration& c, const RunReport& r);
+
+// Every test of `c`, as compare borrows it.
+Calibrations lend(const Calibration& c);
 
 } // namespace eb::suite

@@ -6,7 +6,6 @@
 #include <set>
 
 #include "stats/ab.h"
-#include "stats/calibration.h"
 #include "stats/family.h"
 #include "stats/summary.h"
 #include "suite/compare_review.h"
@@ -73,66 +72,6 @@ bool zero_spread(Effect& e, const stats::TTest& t, Unit u) {
     return true;
 }
 
-// A side's run means for a calibrated test, and its shape. The spread comes
-// from the calibration, not from these runs, so a session far off its run's
-// others (two high repeats of three move a median +55%) would pass for a
-// shift: sessions more than kSessionOutlierSigmas calibrated session SDs from
-// the median of their run's sessions (3 or more) are left out and named.
-struct Robust {
-    std::vector<double> y;
-    stats::SideShape shape{0, 0};
-    std::string split;  // a run whose sessions fall apart: no majority near their median
-};
-Robust robust_runs(const SideData& d, double session_sd, const std::string& label, std::vector<std::string>& out) {
-    Robust r;
-    size_t run_no = 0;
-    for (const auto& run : d.runs) {
-        if (run.session_logs.empty()) continue;
-        ++run_no;
-        std::vector<double> kept = run.session_logs;
-        if (kept.size() >= 3 && session_sd > 0) {
-            double med = stats::median(run.session_logs);
-            kept.clear();
-            for (size_t i = 0; i < run.session_logs.size(); ++i) {
-                double z = (run.session_logs[i] - med) / session_sd;
-                if (std::fabs(z) <= kSessionOutlierSigmas) kept.push_back(run.session_logs[i]);
-                else out.push_back(fmt::format("'{}' run {} session {}: {:+.2f}% from its run's other sessions "
-                                               "({:.0f} calibrated SDs)", label, run_no, i + 1,
-                                               (std::exp(run.session_logs[i] - med) - 1) * 100, std::fabs(z)));
-            }
-        }
-        if (2 * kept.size() <= run.session_logs.size()) {
-            r.split = fmt::format("the sessions of '{}' run {} disagree by more than {:g} calibrated SDs with no "
-                                  "majority among them; the calibrated spread does not describe that run", label,
-                                  run_no, kSessionOutlierSigmas);
-            kept = run.session_logs;
-        }
-        r.y.push_back(stats::mean(kept));
-        ++r.shape.runs;
-        r.shape.inv_sessions += 1 / double(kept.size());
-    }
-    r.shape.inv_sessions /= double(std::max<size_t>(1, r.shape.runs));
-    return r;
-}
-
-// A side with one run: the run-to-run spread is the calibration's, with its df.
-Effect effect_calibrated(Effect e, const SideData& a, const SideData& b, const SideSummary& sa,
-                         const SideSummary& sb, const CalibratedSpread& cal, double alpha) {
-    double sd = std::sqrt(cal.levels.session_median.var);
-    auto ra = robust_runs(a, sd, sa.label, e.left_out), rb = robust_runs(b, sd, sb.label, e.left_out);
-    if (!ra.split.empty() || !rb.split.empty()) {
-        e.why = "not testable against the calibration: " + (ra.split.empty() ? rb.split : ra.split);
-        e.left_out.clear();
-        return e;
-    }
-    auto t = stats::calibrated_t(stats::mean(rb.y) - stats::mean(ra.y), cal.levels, ra.shape, rb.shape, alpha);
-    e.calibration = fmt::format("the calibration of {} ({} runs)", cal.date, cal.runs);
-    e.method = "t on log run means against a calibrated run-to-run spread";
-    if (!zero_spread(e, t, Unit::Run)) fill(e, t);
-    e.detect_df = t.df;
-    return e;
-}
-
 Effect effect_saved(const SideData& a, const SideData& b, const SideSummary& sa, const SideSummary& sb, Unit u,
                     double alpha, const CalibratedSpread* cal) {
     Effect e;
@@ -152,7 +91,7 @@ Effect effect_saved(const SideData& a, const SideData& b, const SideSummary& sa,
         return e;
     }
     if (ya.size() < 2 || yb.size() < 2) {
-        if (u == Unit::Run && cal) return effect_calibrated(e, a, b, sa, sb, *cal, alpha);
+        if (u == Unit::Run && cal) return detail::effect_calibrated(e, a, b, *cal, alpha);
         e.why = one_unit_why(e, sa, sb, u);
         return e;
     }
@@ -191,6 +130,33 @@ Effect effect_rounds(const SideData& a, const SideData& b, const SideSummary& sa
     return e;
 }
 
+// A comparison tested against a calibration whose smallest p-value cannot
+// reach alpha / m (Holm's first step in a family of m) can give no verdict:
+// not testable, with the calibration runs that would make it. Leaving it out
+// shrinks the family, so this runs until no more are.
+void untestable_ranks(std::vector<Effect*>& set, double alpha) {
+    for (bool again = true; again;) {
+        again = false;
+        double m = double(set.size());
+        for (auto*& e : set) {
+            if (!e->reference || stats::min_p(*e->reference) * m < alpha) continue;
+            const auto& r = *e->reference;
+            e->runs_needed = stats::runs_needed(alpha / m, r.side_a, r.side_b);
+            e->why = fmt::format("not testable: the calibration's {} runs rank the difference among {} of their own, "
+                                 "so p >= {:.3g}; a verdict among {:g} comparisons at alpha {:g} needs p < {:.3g}: "
+                                 "{} calibration runs", r.runs, r.abs_desc.size(), stats::min_p(r), m, alpha,
+                                 alpha / m, e->runs_needed);
+            e->verdict = Verdict::NotTestable;
+            e->p = e->log_estimate = e->se = kNaN;
+            e->ratio_ci = {kNaN, kNaN};
+            e->reference.reset();
+            e = nullptr;
+            again = true;
+        }
+        std::erase(set, nullptr);
+    }
+}
+
 // The family: every testable comparison but the baseline's (a control, read
 // on its own). Verdicts use Holm's p; the detectable difference is the one at
 // alpha / m, Holm's first step, so it never promises more than the family gives.
@@ -199,8 +165,14 @@ void adjust(ComparisonReport& out) {
     for (auto& t : out.tests)
         for (auto& e : t.vs_first)
             if (e.verdict != Verdict::NotTestable) (t.test == "baseline" ? control : family).push_back(&e);
+    untestable_ranks(family, out.alpha);
+    untestable_ranks(control, out.alpha);
     out.family = family.size();
     auto apply = [&](const std::vector<Effect*>& set) {
+        // A rank against a calibration reads its differences at Holm's first level.
+        for (auto* e : set)
+            if (e->reference)
+                e->p = stats::reference_p(*e->reference, e->log_estimate, out.alpha / double(set.size()));
         std::vector<double> p;
         for (auto* e : set) p.push_back(e->p);
         auto holm = stats::holm_adjust(p), q = stats::bh_adjust(p);
@@ -209,11 +181,16 @@ void adjust(ComparisonReport& out) {
             e.p_holm = holm[i];
             e.q_bh = q[i];
             e.verdict = e.p_holm >= out.alpha ? Verdict::NoDifference : e.ratio < 1 ? Verdict::Faster : Verdict::Slower;
+            double level = out.alpha / double(set.size());
+            if (e.reference) {
+                e.detectable = std::exp(stats::reference_detectable(*e.reference, level)) - 1;
+                continue;
+            }
             stats::TTest t;
             t.estimate = e.log_estimate;
             t.se = e.se;
             t.df = e.detect_df;
-            e.detectable = std::exp(stats::detectable_difference(t, out.alpha / double(set.size()))) - 1;
+            e.detectable = std::exp(stats::detectable_difference(t, level)) - 1;
         }
     };
     apply(family);

@@ -10,10 +10,12 @@
 // p-values. Pure.
 #pragma once
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "stats/inference.h"
+#include "stats/reference_test.h"
 #include "suite/calibration.h"
 #include "suite/result.h"
 
@@ -75,7 +77,11 @@ struct Effect {
     size_t units_a = 0, units_b = 0;
     std::string method;                      // the test that was applied
     std::string calibration;                 // "the calibration of DATE (k runs)" when its spread was used
-    std::vector<std::string> left_out;       // calibrated test: sessions left out of their run's mean, and why
+    // Against a calibration: the differences its own runs show, which the
+    // p-value, the interval, the gate and the detectable difference rank in.
+    std::shared_ptr<const stats::Reference> reference;
+    bool recalibrate = false;                // NotTestable: the calibration does not describe these runs
+    size_t runs_needed = 0;                  // NotTestable: calibration runs that would make it testable
     std::string why;                         // NotTestable: the reason
 };
 
@@ -108,18 +114,19 @@ void mark_not_answerable(ComparisonReport& r, std::vector<std::string> reasons);
 std::vector<std::string> knob_warnings(const ComparisonReport& r);
 
 inline constexpr double kOutlierSigmas = 3;
-// A calibrated test leaves out a session this many calibrated session SDs
-// from its run's others (normal noise puts one there about once in 10^8).
-inline constexpr double kSessionOutlierSigmas = 6;
+// A calibration describes the compared runs unless their within-run spread
+// exceeds its own at this level (a one-sided F test, per comparison).
+inline constexpr double kConsistencyAlpha = 0.01;
 
 // A ratio as a signed percent change, as compare prints it ("+1.25%").
 std::string pct_change(double ratio);
 
 // Saved results: sides[k] holds every result file (saved run) of configuration k.
-// At the run level, a test with one run on a side is tested against the
-// run-to-run spread of its calibration in `cal` when there is one (a t test
-// on the calibration's df; see stats::calibrated_t); without one it is not
-// testable. The caller checks that a calibration matches the runs.
+// At the run level, a test with one run on a side is tested against its
+// calibration in `cal` when there is one and it describes the runs (the
+// rank of the observed difference among the calibration's own run
+// differences; stats/reference_test.h); without one it is not testable. The
+// caller lends only calibrations that match the runs (why_not_lend()).
 ComparisonReport compare_saved(const std::vector<std::string>& labels,
                                const std::vector<std::vector<RunReport>>& sides, double alpha = 0.05,
                                const Calibrations& cal = {});

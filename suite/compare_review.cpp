@@ -4,6 +4,8 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "stats/reference_test.h"
+
 namespace eb::suite {
 
 namespace {
@@ -17,6 +19,14 @@ double unit_sd(const SideSummary& c, Unit u) {
     return u == Unit::Boot ? c.between_boot_sd : c.between_run_sd;
 }
 
+// `exitbench calibrate` for these tests with the compared runs' options.
+std::string calibrate_command(const ComparisonReport& out, const std::vector<std::string>& tests, size_t runs = 0) {
+    std::string names = fmt::format("{}", fmt::join(tests, " "));
+    return fmt::format("exitbench calibrate {}{}{}{}", names, out.run_options.empty() ? "" : " ",
+                       out.run_options.empty() ? "(with the compared runs' options)" : out.run_options,
+                       runs ? fmt::format(" --runs {}", runs) : "");
+}
+
 // The command that makes a one-unit-a-side comparison testable.
 std::string how_to_test(const ComparisonReport& out, const std::vector<std::string>& tests) {
     std::string names = tests.size() <= 6 ? fmt::format("{}", fmt::join(tests, " ")) : "TESTS";
@@ -25,13 +35,14 @@ std::string how_to_test(const ComparisonReport& out, const std::vector<std::stri
         return fmt::format("to test across boots: run each side in 3 or more boots (after each boot: exitbench run "
                            "{} --label before, likewise --label after under the other side), then exitbench compare "
                            "label:before label:after", names);
-    std::string calibrate = fmt::format("exitbench calibrate {}{}{}", names, out.run_options.empty() ? "" : " ",
-                                        out.run_options.empty() ? "(with the compared runs' options)" : out.run_options);
-    return fmt::format("to test one run a side: {} (measures the run-to-run spread on this host and stores it in the "
-                       "history, which compare reads: --db); or save 3 or more runs a side (exitbench run {} --json "
-                       "A1.json, then A2.json, A3.json, likewise B1-B3.json), then exitbench compare A1.json A2.json "
-                       "A3.json --vs B1.json B2.json B3.json; or interleave both configurations in one process: "
-                       "exitbench compare {} --a 'OPTIONS' --b 'OPTIONS'", calibrate, names, names);
+    return fmt::format("to test what these runs compare, interleave both configurations in one process: exitbench "
+                       "compare {0} --a 'OPTIONS' --b 'OPTIONS'; or save 3 or more runs a side interleaved in time "
+                       "(exitbench run {0} --json A1.json, then B1.json, A2.json, B2.json, A3.json, B3.json), then "
+                       "exitbench compare A1.json A2.json A3.json --vs B1.json B2.json B3.json. One run a side "
+                       "answers only against a calibration of this boot with the same options that describes the "
+                       "runs: {1} --runs {2} (in this boot, shortly before; a family of {3} comparisons at alpha "
+                       "{4:g} needs that many runs)", names, calibrate_command(out, tests), stats::runs_needed(out.alpha / double(std::max<size_t>(1, tests.size())), 1, 1),
+                       std::max<size_t>(1, tests.size()), out.alpha);
 }
 
 void baseline_warning(ComparisonReport& out, const TestComparison& t, size_t k) {
@@ -48,7 +59,8 @@ void baseline_warning(ComparisonReport& out, const TestComparison& t, size_t k) 
 } // namespace
 
 void review(ComparisonReport& out) {
-    std::vector<std::string> batch, dominated, only, dropped, one_unit;
+    std::vector<std::string> batch, dominated, only, dropped, one_unit, recalibrate, more_runs;
+    size_t runs_needed = 0;
     for (const auto& t : out.tests) {
         for (size_t k = 1; k < t.configs.size(); ++k) {
             const auto& e = t.vs_first[k - 1];
@@ -61,6 +73,11 @@ void review(ComparisonReport& out) {
                 t.configs[0].imported == t.configs[k].imported && (e.units_a < 2 || e.units_b < 2) &&
                 t.test != "baseline")  // run adds the baseline itself
                 add_once(one_unit, t.test);
+            if (e.recalibrate) add_once(recalibrate, t.test);
+            if (e.runs_needed) {
+                add_once(more_runs, t.test);
+                runs_needed = std::max(runs_needed, e.runs_needed);
+            }
             baseline_warning(out, t, k);
         }
         for (const auto& c : t.configs) {
@@ -80,6 +97,13 @@ void review(ComparisonReport& out) {
         out.warnings.push_back(fmt::format("batch sizes differ between the sides (per-iteration costs may shift with "
                                            "batch size; fix it with --iterations): {}", fmt::join(batch, ", ")));
     if (!one_unit.empty()) out.advice.push_back(how_to_test(out, one_unit));
+    if (!recalibrate.empty())
+        out.advice.push_back(fmt::format("the calibration does not describe these runs ({}): calibrate again in this "
+                                         "boot, just before the runs: {}", fmt::join(recalibrate, ", "),
+                                         calibrate_command(out, recalibrate)));
+    if (!more_runs.empty())
+        out.advice.push_back(fmt::format("too few calibration runs for a verdict ({}): {}", fmt::join(more_runs, ", "),
+                                         calibrate_command(out, more_runs, runs_needed)));
     if (!dominated.empty())
         out.advice.push_back(fmt::format("{}-to-{} spread outweighs the repeat noise for {}: more {}s sharpen these "
                                          "comparisons, more repeats do not", unit_name(out.unit), unit_name(out.unit),

@@ -1,7 +1,9 @@
 // Every bad input: a one-line error and a non-zero exit, never a crash or hang.
+#include <fstream>
 #include <gtest/gtest.h>
 
 #include "cli_runner.h"
+#include "tests/temp_dir.h"
 
 namespace {
 void expect_one_line_error(const CliResult& r, int rc, const std::string& needle) {
@@ -135,4 +137,30 @@ TEST(BadInput, MisspelledOptionsAndCommandsGetADidYouMean) {
     expect_one_line_error(run_cli({"profile", "report", "--evnt", "msr"}), 2, "did you mean '--event'?");
     expect_one_line_error(run_cli({"rn", "cpuid"}), 2, "did you mean 'run'?");
     expect_one_line_error(run_cli({"completion", "fish"}), 2, "bash or zsh, not 'fish'");
+}
+
+// Issue 40, row 9: an empty value is not the default, a saved compare refuses
+// what it cannot honour, --precision is strict, and recipe run's bad --format
+// is one line (its header is not printed first).
+TEST(BadInput, EmptyValuesAndOptionsThatCannotApplyAreRefused) {
+    eb::test::TempDir tmp;  // saved results: refused before they are read
+    std::string a = tmp.path("a.json"), b = tmp.path("b.json");
+    std::ofstream(a) << "{}";
+    std::ofstream(b) << "{}";
+    for (const char* opt : {"--repeats", "--iterations", "--sessions", "--time-goal", "--watchdog", "--smp", "--db"})
+        expect_one_line_error(run_cli({"run", "cpuid", opt, ""}), 2, std::string(opt) + " '': an empty");
+    expect_one_line_error(run_cli({"compare", a, b, "--alpha", ""}), 2, "--alpha '': an empty");
+    expect_one_line_error(run_cli({"compare", a, b, "--warmup", "2"}), 2, "--warmup applies when");
+    expect_one_line_error(run_cli({"compare", a, b, "--retry-hung"}), 2, "--retry-hung does not apply");
+    expect_one_line_error(run_cli({"compare", a, b, "--no-trace-verify"}), 2, "--no-trace-verify applies");
+    expect_one_line_error(run_cli({"compare", a, b, "--precision", "2"}), 2, "--precision applies");
+    expect_one_line_error(run_cli({"compare", "cpuid", "--a", "", "--b", "", "--time-budget", "1s", "--precision", "5x"}),
+                          2, "--precision needs a number");
+    expect_one_line_error(run_cli({"compare", "cpuid", "--a", "", "--b", "", "--precision", "2"}), 2,
+                          "give --time-budget too");
+    expect_one_line_error(run_cli({"compare", "cpuid", "--a", "", "--b", "--sessions 2"}), 2,
+                          "--sessions does not apply to a live compare");
+    auto r = run_cli({"recipe", "run", "efer-switch", "--format", "bogus"});
+    expect_one_line_error(r, 2, "--format: unknown format 'bogus'");
+    EXPECT_EQ(r.out, "");
 }

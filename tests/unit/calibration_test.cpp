@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sqlite3.h>
@@ -165,6 +166,8 @@ suite::RunReport run_of(std::mt19937_64& rng, double level, const std::string& h
     r.host.cpu_model = "Test CPU";
     r.host.backend = vmm::Backend::Svm;
     r.host.tsc_mhz = 1000;
+    r.settings.sessions = 3;
+    r.settings.repeats = 4;
     for (const char* name : {"cpuid", "vmcall"}) {
         suite::TestResult t{.name = name, .status = suite::Status::Ok};
         double run = 0.01 * z(rng);
@@ -245,46 +248,95 @@ TEST(Calibration, RunOptionsReproduceTheSettings) {
     EXPECT_EQ(t.repeats, 3u);
 }
 
-suite::Calibrations lend(const suite::Calibration& c) {
-    suite::Calibrations out;
-    for (const auto& t : c.tests) out[t.test] = {t.levels, c.timestamp_utc, c.runs, c.id};
-    return out;
-}
-
-TEST(Calibration, OneRunASideIsTestedAgainstItAndSaysSo) {
+TEST(Calibration, OneRunASideIsRankedAmongItsRunDifferencesAndSaysSo) {
     std::mt19937_64 rng(6);
     std::vector<suite::RunReport> runs;
-    for (int k = 0; k < 6; ++k) runs.push_back(run_of(rng, 0));
+    for (int k = 0; k < 12; ++k) runs.push_back(run_of(rng, 0));
     auto cal = suite::calibrate_from(runs, {});
     auto a = run_of(rng, 0), b = run_of(rng, std::log(1.2));
     auto without = suite::compare_saved({"A", "B"}, {{a}, {b}});
     EXPECT_EQ(without.tests[0].vs_first[0].verdict, suite::Verdict::NotTestable);
-    auto with = suite::compare_saved({"A", "B"}, {{a}, {b}}, 0.05, lend(cal));
+    auto with = suite::compare_saved({"A", "B"}, {{a}, {b}}, 0.05, suite::lend(cal));
     const auto& e = with.tests[0].vs_first[0];
     EXPECT_EQ(e.verdict, suite::Verdict::Slower);
-    EXPECT_DOUBLE_EQ(e.df, 5);
-    EXPECT_EQ(e.calibration, "the calibration of 2026-12-01T08:00:00Z (6 runs)");
+    // +20% is beyond every one of the 66 differences between the 12 runs: the smallest p there is.
+    EXPECT_DOUBLE_EQ(e.p, 1.0 / 67);
+    EXPECT_EQ(e.method, "rank among the calibration's 66 run differences");
+    EXPECT_EQ(e.calibration, "the calibration of 2026-12-01T08:00:00Z (12 runs)");
     auto text = report::render_comparison(with);
-    EXPECT_NE(text.find("run-to-run spread from the calibration of 2026-12-01T08:00:00Z (6 runs)"), std::string::npos)
+    EXPECT_NE(text.find("run-to-run spread from the calibration of 2026-12-01T08:00:00Z (12 runs)"), std::string::npos)
         << text;
     auto j = report::comparison_json(with);
     EXPECT_EQ(j["tests"][0]["vs_first"][0]["run_to_run_spread_from"], e.calibration);
 }
 
-// Two high repeats of three move a session's median 55%: against a spread
-// the run itself did not give, that session is left out and named.
-TEST(Calibration, ASessionFarOffItsRunIsLeftOutOfACalibratedTest) {
+// Five runs rank a difference among 10 of their own: p >= 1/11, never a
+// verdict at 0.05, and the advice names the calibration that gives one.
+TEST(Calibration, TooFewCalibrationRunsAreNotTestableWithTheCommandThatFixesIt) {
+    std::mt19937_64 rng(16);
+    std::vector<suite::RunReport> runs;
+    for (int k = 0; k < 5; ++k) runs.push_back(run_of(rng, 0));
+    auto cal = suite::calibrate_from(runs, {});
+    auto c = suite::compare_saved({"A", "B"}, {{run_of(rng, 0)}, {run_of(rng, std::log(1.5))}}, 0.05, suite::lend(cal));
+    for (const auto& t : c.tests) {
+        const auto& e = t.vs_first[0];
+        EXPECT_EQ(e.verdict, suite::Verdict::NotTestable) << t.test;
+        EXPECT_NE(e.why.find("p >= 0.0909"), std::string::npos) << e.why;
+    }
+    // cpuid and vmcall: a family of 2 needs p < 0.025, 10 runs (1/46).
+    bool said = false;
+    for (const auto& a : c.advice) said = said || (a.find("exitbench calibrate cpuid vmcall --sessions 3 -r 4") != std::string::npos && a.ends_with("--runs 10"));
+    EXPECT_TRUE(said) << fmt::format("{}", fmt::join(c.advice, "\n"));
+}
+
+// Two high repeats of four move a session's median: the calibration's
+// within-run spread no longer covers the run's, so the calibration does not
+// describe it (no session is left out to rescue a verdict).
+TEST(Calibration, ASessionFarOffItsRunMeansTheCalibrationDoesNotDescribeIt) {
     std::mt19937_64 rng(7);
     std::vector<suite::RunReport> runs;
-    for (int k = 0; k < 6; ++k) runs.push_back(run_of(rng, 0));
+    for (int k = 0; k < 12; ++k) runs.push_back(run_of(rng, 0));
     auto cal = suite::calibrate_from(runs, {});
     auto a = run_of(rng, 0), b = run_of(rng, 0);
     for (auto& x : b.results[0].sessions[1].samples) x *= 1.55;
-    auto c = suite::compare_saved({"A", "B"}, {{a}, {b}}, 0.05, lend(cal));
+    auto c = suite::compare_saved({"A", "B"}, {{a}, {b}}, 0.05, suite::lend(cal));
     const auto& e = c.tests[0].vs_first[0];
-    ASSERT_EQ(e.left_out.size(), 1u);
-    EXPECT_NE(e.left_out[0].find("'B' run 1 session 2: +5"), std::string::npos) << e.left_out[0];
-    EXPECT_NE(e.verdict, suite::Verdict::Slower);
+    EXPECT_EQ(e.verdict, suite::Verdict::NotTestable);
+    EXPECT_NE(e.why.find("the calibration does not describe these runs"), std::string::npos) << e.why;
+    ASSERT_FALSE(c.advice.empty());
+    EXPECT_NE(c.advice.back().find("exitbench calibrate cpuid --sessions 3 -r 4"), std::string::npos) << c.advice.back();
+    EXPECT_NE(c.tests[1].vs_first[0].verdict, suite::Verdict::NotTestable);  // vmcall is described still
+}
+
+// Another boot, other sessions or another -r: not lent, each difference named.
+TEST(Calibration, OnlyTheSameBootSessionsAndRepeatsLend) {
+    std::mt19937_64 rng(17);
+    std::vector<suite::RunReport> runs;
+    for (int k = 0; k < 3; ++k) runs.push_back(run_of(rng, 0));
+    auto cal = suite::calibrate_from(runs, {});
+    auto r = run_of(rng, 0);
+    EXPECT_TRUE(suite::why_not_lend(cal, r).empty());
+    r.provenance.boot_id = "boot-2";
+    r.settings.repeats = 5;
+    r.settings.sessions = 2;
+    auto why = suite::why_not_lend(cal, r);
+    ASSERT_EQ(why.size(), 3u);
+    EXPECT_NE(why[0].find("boot: 'boot-1' (calibration) vs 'boot-2'"), std::string::npos) << why[0];
+    EXPECT_EQ(why[1], "sessions: 3 (calibration) vs 2");
+    EXPECT_EQ(why[2], "repeats (-r): 4 (calibration) vs 5");
+}
+
+// Calibration and compare take one statistic of a session: the log of its
+// median cost (with 4 repeats, not the median of the logs).
+TEST(Calibration, TheCalibrationsRunMeansAreComparesUnits) {
+    std::mt19937_64 rng(18);
+    std::vector<suite::RunReport> runs;
+    for (int k = 0; k < 3; ++k) runs.push_back(run_of(rng, 0));
+    auto cal = suite::lend(suite::calibrate_from(runs, {}));
+    auto c = suite::compare_saved({"A", "B"}, {{runs[0]}, {runs[1], runs[2]}});
+    const auto& sides = c.tests[0].configs;
+    EXPECT_NEAR(std::exp(cal.at("cpuid").run_means[0]), sides[0].unit_medians[0], 1e-9);
+    EXPECT_NEAR(std::exp(cal.at("cpuid").run_means[2]), sides[1].unit_medians[1], 1e-9);
 }
 
 TEST(CompareOutliers, AUnitFarFromTheOthersIsFlagged) {
@@ -330,7 +382,7 @@ TEST_F(CalibrationStore, RoundTripsThroughTheHistory) {
     EXPECT_TRUE(history::Store(path, history::Store::Mode::ReadOnly).calibrations("hostB").empty());
 }
 
-TEST_F(CalibrationStore, CompareBorrowsOnlyAMatchingFreshCalibration) {
+TEST_F(CalibrationStore, CompareBorrowsOnlyAMatchingCalibrationOfTheSameBoot) {
     std::mt19937_64 rng(10);
     std::vector<suite::RunReport> runs;
     for (int k = 0; k < 4; ++k) runs.push_back(run_of(rng, 0));
@@ -351,13 +403,14 @@ TEST_F(CalibrationStore, CompareBorrowsOnlyAMatchingFreshCalibration) {
     EXPECT_NE(found.warnings[0].find("kernel.release: '6.1.0' (calibration) vs '6.2.0'"), std::string::npos)
         << found.warnings[0];
     EXPECT_NE(found.warnings[0].find("cpuid, vmcall"), std::string::npos);
-    // Stale: runs 40 days after the calibration.
+    // Another boot: said, not used.
     sides[1][0].host.kernel_release = "6.1.0";
-    sides[1][0].provenance.timestamp_utc = "2027-01-10T08:00:00Z";
+    sides[1][0].provenance.boot_id = "boot-2";
     found = lab::find_calibrations(path, sides);
     EXPECT_TRUE(found.spreads.empty());
     ASSERT_EQ(found.warnings.size(), 1u);
-    EXPECT_NE(found.warnings[0].find("stale: made 40 days before"), std::string::npos) << found.warnings[0];
+    EXPECT_NE(found.warnings[0].find("boot: 'boot-1' (calibration) vs 'boot-2'"), std::string::npos) << found.warnings[0];
+    EXPECT_NE(found.warnings[0].find("one run a side stays not testable"), std::string::npos) << found.warnings[0];
 }
 
 // A version 2 store (before calibrations): compare reads it as holding none,

@@ -236,7 +236,7 @@ TEST(CompareSaved, TestsOnOneSideOnlyAreListed) {
 TEST(CompareSaved, OneSessionASideAdvisesWhatToRun) {
     auto c = compare_saved({"A", "B"}, {{run_of("cpuid", {100})}, {run_of("cpuid", {103})}});
     EXPECT_EQ(c.tests[0].vs_first[0].verdict, Verdict::NotTestable);
-    EXPECT_TRUE(has(c.advice, "save 3 or more runs a side (exitbench run cpuid --json A1.json"));
+    EXPECT_TRUE(has(c.advice, "save 3 or more runs a side interleaved in time (exitbench run cpuid --json A1.json"));
 }
 
 RunReport run_in_boot(const std::string& boot, std::vector<double> medians) {
