@@ -150,11 +150,13 @@ int cmd_import_calibration(const ImportArgs& a) {
     try {
         auto doc = nlohmann::json::parse(text);
         if (!doc.is_object() || doc.value("schema", "") != result::kCalibrationFileSchema)
-            throw std::runtime_error(fmt::format("not a kept calibration (its schema is not {})",
+            throw InputError(fmt::format("not a kept calibration (its schema is not {})",
                                                  result::kCalibrationFileSchema));
         cal = result::calibration_from_json(doc.at("calibration"));
-    } catch (const std::exception& e) {
-        throw UsageError(fmt::format("{}: {}", a.json, e.what()));
+    } catch (const InputError& e) {  // what the reader found wrong
+        throw InputError(fmt::format("{}: {}", a.json, e.what()));
+    } catch (const nlohmann::json::exception& e) {  // not JSON, or no "calibration"
+        throw InputError(fmt::format("{}: {}", a.json, e.what()));
     }
     if (cal.tests.empty()) throw UsageError(fmt::format("{}: a calibration of no test", a.json));
     for (const auto& t : cal.tests)

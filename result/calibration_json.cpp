@@ -3,6 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "sys/error.h"
+
 namespace eb::result {
 
 using nlohmann::json;
@@ -34,7 +36,7 @@ json test_to_json(const suite::TestCalibration& t) {
 double number(const json& j, const char* key) {
     const auto& v = j.at(key);
     if (v.is_null()) return std::nan("");
-    if (!v.is_number()) throw std::runtime_error(std::string("'") + key + "' is not a number");
+    if (!v.is_number()) throw InputError(std::string("'") + key + "' is not a number");
     return v.get<double>();
 }
 
@@ -85,7 +87,7 @@ suite::Calibration calibration_from_json(const json& j) {
         for (const auto& t : j.at("tests")) c.tests.push_back(test_from_json(t));
         return c;
     } catch (const json::exception& e) {
-        throw std::runtime_error(std::string("not a calibration: ") + e.what());
+        throw InputError(std::string("not a calibration: ") + e.what());
     }
 }
 

@@ -128,6 +128,8 @@ TEST_F(StoreSafety, ReadersWriteNothingBesideTheStore) {
     CliOptions owner;
     owner.wrap = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
     ASSERT_EQ(import_kut(db, {}, owner, log).rc, 0);
+    // A new store is private (0600, like a trace); its owner shares it on purpose.
+    ASSERT_EQ(::chmod(db.c_str(), 0644), 0);
     CliOptions other;
     other.wrap = kAsDaemon;
     auto list = run_cli({"history", "list", "--db", db}, other);
