@@ -53,7 +53,9 @@ std::vector<TestSpec> kut_basic_tests() {
         "access CR8 without an exit";
     return {
         {.name = "baseline", .summary = "empty loop body: the loop overhead every other test carries",
-         .body = "baseline", .expect = no_exit(), .trace = traced_no_exit()},
+         // No trace check: with more vCPUs than host CPUs the other vCPUs' events land in its
+         // window (0.08 exits/iter at --smp 9 on 2 CPUs), which a zero-exit check cannot tell apart.
+         .body = "baseline", .expect = no_exit()},
         {.name = "cpuid", .summary = "CPUID leaf 0, answered by KVM", .body = "cpuid",
          .expect = kernel_exits(1), .trace = traced_cpuid(0), .parallel = true},
         {.name = "vmcall",
