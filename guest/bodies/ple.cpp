@@ -13,5 +13,9 @@ GUEST_BODY(ple_round_robin) {
     uint32_t me = guest::mailbox()->vcpu, n = guest::boot_info()->nr_vcpus;
     uint64_t t;
     while ((t = token) % n != me) guest::pause();
-    token = t + 1;
+    // The hand-off is the instruction trace verification counts (registry:
+    // '48 89 0d', a RIP-relative store from RCX), so its register and its
+    // addressing are fixed here, not left to the compiler: gcc and clang
+    // chose different ones.
+    asm volatile("movq %%rcx, %c1(%%rip)" : : "c"(t + 1), "i"(&token) : "memory");
 }

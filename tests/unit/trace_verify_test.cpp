@@ -129,11 +129,6 @@ TEST(TraceVerify, BodyRipsComeFromTheGuestSymbols) {
         if (t.trace.event != suite::TraceKey::Emulate) continue;
         std::string why;
         auto rips = lab::body_rips(t, host, why);
-#ifdef __clang__
-        // The ASan build's guest is clang's: ple_round_robin's store is encoded otherwise
-        // (no '48 89 0d'), so its RIP is not found there (an open gap, said in the note).
-        if (t.name == "ple_round_robin") continue;
-#endif
         EXPECT_EQ(rips.size(), t.trace.per_iter) << t.name << ": " << why;
     }
 }
