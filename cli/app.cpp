@@ -91,6 +91,7 @@ void add_save_options(CLI::App& cmd, CompareArgs& a) {
 struct Commands {
     CLI::App app{"exitbench: what does one VM exit cost? A KVM VM-exit laboratory."};
     std::string device = "/dev/kvm";
+    bool quiet = false;
     bool list_all = false, list_kut = false;
     CLI::App *list, *env, *recipe, *recipe_run, *recipe_show, *compare, *run, *completion, *calibrate, *boot;
     BootArgs boot_args;
@@ -118,6 +119,8 @@ struct Commands {
         app.require_subcommand(0, 1);
         app.allow_extras();  // so an unknown command gets our message, not CLI11's
         app.add_option("--device", device, "KVM device node")->capture_default_str();
+        app.add_flag("-q,--quiet", quiet, "no progress and no notes on stderr: only warnings, errors and the gate's lines")
+            ->each([](const std::string&) { set_quiet(true); });
         // Root options after a command too (`run --device X`): subcommands
         // created from here on inherit it.
         app.fallthrough();
@@ -159,7 +162,7 @@ struct Commands {
         add_compare_options(*recipe_run, recipe_args);
         recipe_run->add_option("--db", recipe_args.db, "save the configurations' runs to this history database");
         add_save_options(*recipe_run, recipe_args);
-        add_export_options(*recipe_run, recipe_args.common.exports, report::Subject::Compare);
+        add_export_options(*recipe_run, recipe_args.common.exports, report::Subject::Compare, &recipe_args.common.format);
         // A recipe brings its own tests and configurations: hide what cannot apply.
         for (const char* name : {"tests", "--a", "--b", "--config", "--vs"})
             recipe_run->remove_option(recipe_run->get_option(name));
@@ -173,7 +176,7 @@ struct Commands {
                                                 "stored for those tests on this host, kernel and settings, else not "
                                                 "testable)");
         add_compare_options(*compare, compare_args);
-        add_export_options(*compare, compare_args.common.exports, report::Subject::Compare);
+        add_export_options(*compare, compare_args.common.exports, report::Subject::Compare, &compare_args.common.format);
         add_kernel_ab_options(*compare, kernel_ab);
         compare->add_option("--db", compare_args.db, "the history database: what label:/run: refer to, where "
                                                      "a live compare saves its configurations' runs, and where one "
@@ -187,7 +190,7 @@ struct Commands {
     void add_run() {
         run = app.add_subcommand("run", "run tests (all of the default suite when none are named)");
         add_run_options(*run, run_args);
-        add_export_options(*run, run_args.exports, report::Subject::Run);
+        add_export_options(*run, run_args.exports, report::Subject::Run, &run_args.format);
         run->add_option("--seed", run_args.seed, "seed of the shuffled test order with --sessions (default: random, saved)");
         run->add_option("--db", run_args.db, "save to this history database (default $XDG_DATA_HOME/exitbench/history.db)");
         run->add_flag("--no-save", run_args.no_save, "do not save the run to the history");

@@ -38,7 +38,7 @@ CLI::App* add_boot_command(CLI::App& app, BootArgs& a) {
     cmd->add_option("--label", a.label, "file the saved run under this label");
     cmd->add_option("--note", a.note, "a note saved with the run");
     cmd->add_option("--json", a.json, "write the run's JSON, with the boot's facts, to FILE");
-    add_export_options(*cmd, a.exports, report::Subject::Run);
+    add_export_options(*cmd, a.exports, report::Subject::Run, nullptr);
     cmd->allow_extras(false);
     return cmd;
 }
@@ -86,11 +86,12 @@ int cmd_boot(const BootArgs& a, const std::atomic<bool>& interrupt) {
     } else if (!a.json.empty() || !a.label.empty()) {
         throw UsageError("--json and --label apply when the guest runs 'exitbench run'");
     }
-    fmt::print(stderr, "exitbench: {}\n", plan.accel_why);
+    note(plan.accel_why);
     lab::Booter booter(plan);
     auto o = booter.boot(interrupt);
     print_lines(stderr, o.err);
-    fmt::print(stderr, "exitbench: {}\n", boot_line(plan, o));
+    if (o.ok()) note(boot_line(plan, o));
+    else fmt::print(stderr, "exitbench: {}\n", boot_line(plan, o));
     if (o.interrupted) return kInterrupted;
     if (!o.ok() && !o.report) return kHost;
     if (!o.report) {

@@ -117,7 +117,7 @@ int cmd_calibrate(const std::string& device, const CalibrateArgs& a, const std::
     lab::CalibrateOutcome out;
     try {
         out = lab::calibrate(req, interrupt, [&](size_t k) {
-            fmt::print(stderr, "exitbench: calibrate: run {} of {}\n", k, req.runs);
+            note(fmt::format("calibrate: run {} of {}", k, req.runs));
         });
     } catch (const lab::Interrupted& e) {
         fmt::print(stderr, "exitbench: {}\n", e.what());

@@ -76,7 +76,7 @@ suite::ComparisonReport run_live(const std::string& device, const CompareArgs& a
     for (const auto& c : cfgs) live.push_back({c.label, c.shown, plan_config(c.label, c.words, a.common)});
     auto sys = lab::open_kvm(device);
     return lab::run_live(sys, live, sched, alpha, interrupt, header, &ran,
-                         isatty(STDERR_FILENO) ? lab::RoundObserver(show_round) : lab::RoundObserver(), hooks);
+                         isatty(STDERR_FILENO) && !quiet() ? lab::RoundObserver(show_round) : lab::RoundObserver(), hooks);
 }
 
 } // namespace eb::cli

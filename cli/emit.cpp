@@ -38,6 +38,16 @@ Outputs plan_outputs(const std::string& format, const ExportPaths& exports, cons
     return o;
 }
 
+namespace {
+bool g_quiet = false;
+}
+
+void set_quiet(bool on) { g_quiet = on; }
+bool quiet() { return g_quiet; }
+void note(std::string_view line) {
+    if (!g_quiet) fmt::print(stderr, "exitbench: {}\n", line);
+}
+
 bool stdout_written() { return g_stdout_written.load(); }
 
 void write_stdout(std::string_view text) {

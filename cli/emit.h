@@ -44,6 +44,13 @@ template <class Subject>
 Emitted emit(const Outputs& out, const Subject& result, const std::string& db = "",
              const std::vector<ToSave>& saves = {}, const std::optional<std::string>& stdout_text = std::nullopt);
 
+// --quiet: stderr then carries warnings, errors and the gate's lines only, no
+// progress and no notes ("saved as run 3").
+void set_quiet(bool on);
+bool quiet();
+// An informational line on stderr, "exitbench: LINE", unless --quiet.
+void note(std::string_view line);
+
 // Writes a command's output to stdout at once. A reader that went away
 // (EPIPE: `| head`) silences the rest of the output without an error; any other
 // failure throws HostError naming it.

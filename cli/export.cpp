@@ -20,12 +20,31 @@ constexpr std::string_view kFlag = "--export-";
 std::string names(report::Subject s) { return fmt::format("{}", fmt::join(report::format_names(s), ", ")); }
 } // namespace
 
-void add_export_options(CLI::App& cmd, ExportPaths& paths, report::Subject s) {
+void add_export_options(CLI::App& cmd, ExportPaths& paths, report::Subject s, std::string* format) {
     for (const auto& f : report::formats()) {
         if (!f.export_flag || !f.applies(s)) continue;
         std::string name(f.name);
-        cmd.add_option(std::string(kFlag) + name, paths[name], fmt::format("also write {} to FILE: {}", name, f.what));
+        cmd.add_option(std::string(kFlag) + name, paths[name],
+                       fmt::format("also write {} to FILE{}: {}", name, format ? " ('-': to stdout instead of --format)" : "",
+                                   f.what));
     }
+    cmd.parse_complete_callback([&paths, format] { route_stdout_export(paths, format); });
+}
+
+void route_stdout_export(ExportPaths& paths, std::string* format) {
+    std::vector<std::string> dashed;
+    for (const auto& [name, path] : paths)
+        if (path == "-") dashed.push_back(name);
+    if (dashed.empty()) return;
+    if (!format)
+        throw CLI::ValidationError(fmt::format("{}{} -: this command's stdout is its own; name a file", kFlag, dashed[0]));
+    if (dashed.size() > 1)
+        throw CLI::ValidationError(fmt::format("{}{} - and {}{} - both name stdout; one export can", kFlag, dashed[0], kFlag,
+                                     dashed[1]));
+    if (*format != "table" && *format != dashed[0])
+        throw CLI::ValidationError(fmt::format("{}{} - and --format {} both name stdout", kFlag, dashed[0], *format));
+    *format = dashed[0];
+    paths[dashed[0]].clear();
 }
 
 void add_format_option(CLI::App& cmd, std::string& format, report::Subject s, const std::string& more) {
@@ -43,6 +62,7 @@ std::vector<std::pair<std::string, std::string>> plan_exports(const ExportPaths&
                                          report::subject_name(s), names(s)));
         plan.emplace_back(format, path);
     }
+    if (json_alias == "-") throw UsageError("--json -: for stdout use --export-json - (or --format json)");
     if (!json_alias.empty()) {
         auto given = paths.find("json");
         if (given != paths.end() && !given->second.empty() && given->second != json_alias)

@@ -1,4 +1,5 @@
 #include "cli/history.h"
+#include "cli/emit.h"
 
 #include <algorithm>
 #include <chrono>
@@ -251,7 +252,7 @@ bool save_run(const std::string& db, const suite::RunReport& r, const std::strin
     std::string path = db_path(db);
     try {
         auto id = history::save_run(path, r, label, note);
-        fmt::print(stderr, "exitbench: saved as run {} in {}\n", id, report::printable(path));
+        cli::note(fmt::format("saved as run {} in {}", id, report::printable(path)));
         return true;
     } catch (const std::exception& e) {
         fmt::print(stderr, "exitbench: error: not saved to the history: {}\n", report::printable(e.what()));

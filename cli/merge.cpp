@@ -20,7 +20,7 @@ ReportCommands add_report_commands(CLI::App& app, MergeArgs& a) {
                                             "run:N or label:L from the history")->required();
     c.merge->add_option("--db", a.db, "the history database that run: and label: refer to");
     add_format_option(*c.merge, a.format, report::Subject::Merge);
-    add_export_options(*c.merge, a.exports, report::Subject::Merge);
+    add_export_options(*c.merge, a.exports, report::Subject::Merge, &a.format);
     c.merge->allow_extras(false);
     return c;
 }

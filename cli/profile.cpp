@@ -51,7 +51,7 @@ ProfileCommands add_profile_commands(CLI::App& app, ProfileArgs& a) {
     c.report->add_option("--json", a.json, "write the analysis as JSON to FILE (the old name of --export-json)");
     c.report->add_flag("--perf", a.perf_only, "print perf kvm stat's table only");
     add_format_option(*c.report, a.format, report::Subject::Profile);
-    add_export_options(*c.report, a.exports, report::Subject::Profile);
+    add_export_options(*c.report, a.exports, report::Subject::Profile, &a.format);
     c.compare = c.profile->add_subcommand("compare", "per reason: change in count and in mean, p50 and p99 latency; "
                                                      "one trace a side is one VM a side: descriptive, not testable; "
                                                      "several a side (--vs): a test with the trace as the unit");
@@ -60,7 +60,7 @@ ProfileCommands add_profile_commands(CLI::App& app, ProfileArgs& a) {
     c.compare->add_option("--vs", a.vs, "the new side's traces: profile compare OLD1 OLD2 --vs NEW1 NEW2");
     c.compare->add_option("--event", a.event, "vmexit (default), mmio, ioport or msr");
     add_format_option(*c.compare, a.format, report::Subject::ProfileCompare);
-    add_export_options(*c.compare, a.exports, report::Subject::ProfileCompare);
+    add_export_options(*c.compare, a.exports, report::Subject::ProfileCompare, &a.format);
     c.live = c.profile->add_subcommand("live", "a refreshing view: counts, rates and latency per reason");
     auto* live_pid = c.live->add_option("-p,--pid", a.pids, "process to watch (repeatable)");
     c.live->add_flag("-a,--all", a.all, "every process")->excludes(live_pid);

@@ -188,7 +188,7 @@ int cmd_run(const std::string& device, const RunArgs& a, const HostProfileArgs& 
     // Before KVM: a host that may not sample says so before anything runs.
     auto profiler = host_plan ? start_host_profiler(*host_plan) : nullptr;
     auto sys = lab::open_kvm(device);
-    Progress shown(plan.tests.size(), plan.settings.sessions, isatty(STDERR_FILENO), plan.settings.retry_hung);
+    Progress shown(plan.tests.size(), plan.settings.sessions, isatty(STDERR_FILENO) && !quiet(), plan.settings.retry_hung);
     auto rep = lab::execute(sys, plan, interrupt,
                             {[&](const std::string& test) { shown.starting(test); },
                              [&](const suite::TestResult& r) { shown.done(r); }},

@@ -156,3 +156,50 @@ TEST(Export, PromtoolAcceptsRealRunMetrics) {
                           "exitbench_last_run_timestamp_seconds{"})
         EXPECT_NE(prom.find(m), std::string::npos) << m << "\n" << prom;
 }
+
+// '-' is stdout for every --export-*: that format replaces the --format
+// output, and no file named '-' appears; two of them, or a clashing
+// --format, are one-line usage errors.
+TEST(Export, DashIsStdout) {
+    const std::string trace = eb::test::fixtures_dir() + "/profile/nested-svm-cpuid-msr-io.trace";
+    TempDir dir;
+    auto r = run_cli({"profile", "report", "-i", trace, "--export-json", "-", "--export-csv", dir.file("p.csv")});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    auto doc = json::parse(r.out);  // the whole of stdout is the JSON
+    EXPECT_GT(doc["rows"].size(), 0u);
+    EXPECT_GT(slurp(dir.file("p.csv")).size(), 0u);
+    EXPECT_FALSE(fs::exists("-"));
+    auto csv = run_cli({"profile", "report", "-i", trace, "--export-csv", "-"});
+    ASSERT_EQ(csv.rc, 0) << csv.err;
+    EXPECT_EQ(csv.out.rfind(slurp(dir.file("p.csv")), 0), 0u) << csv.out;
+    for (const auto& bad : std::vector<std::vector<std::string>>{
+             {"profile", "report", "-i", trace, "--export-json", "-", "--export-csv", "-"},
+             {"profile", "report", "-i", trace, "--export-json", "-", "--format", "csv"},
+             {"run", "cpuid", "--json", "-"},
+             {"boot", "--kernel", "/boot/none", "--export-json", "-", "--", "run"}}) {
+        auto e = run_cli(bad);
+        EXPECT_EQ(e.rc, 2) << bad.back() << ": " << e.err;
+        EXPECT_TRUE(one_line(e.err)) << e.err;
+        EXPECT_NE(e.err.find("stdout"), std::string::npos) << e.err;
+    }
+    EXPECT_FALSE(fs::exists("-"));
+}
+
+// --quiet leaves stderr to warnings and errors: a save's note is gone, and
+// so is the progress; stdout is the same.
+TEST(Export, QuietKeepsOnlyWarningsAndErrors) {
+    REQUIRE_KVM();
+    TempDir dir;
+    const std::vector<std::string> run = {"run", "cpuid", "-n", "64", "-r", "2", "--format", "csv", "--db", dir.file("h.db")};
+    auto loud = run_cli(run);
+    ASSERT_EQ(loud.rc, 0) << loud.err;
+    EXPECT_NE(loud.err.find("saved as run 1"), std::string::npos) << loud.err;
+    auto quiet = run_cli(concat(run, {"--quiet"}));
+    ASSERT_EQ(quiet.rc, 0) << quiet.err;
+    EXPECT_EQ(quiet.err, "");
+    EXPECT_EQ(quiet.out.substr(0, quiet.out.find('\n')), loud.out.substr(0, loud.out.find('\n')));  // the CSV header
+    std::ofstream(dir.file("plain")) << "a file, not a folder\n";
+    auto failed = run_cli({"-q", "run", "cpuid", "-n", "64", "--db", dir.file("plain/h.db")});
+    EXPECT_EQ(failed.rc, 2);  // refused before it runs
+    EXPECT_TRUE(one_line(failed.err)) << failed.err;
+}
