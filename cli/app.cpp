@@ -24,6 +24,7 @@
 #include "cli/host_profile.h"
 #include "cli/import.h"
 #include "cli/kselftest.h"
+#include "cli/kselftest_install.h"
 #include "cli/list.h"
 #include "cli/merge.h"
 #include "cli/profile.h"
@@ -94,6 +95,8 @@ struct Commands {
     bool quiet = false;
     bool list_all = false, list_kut = false;
     CLI::App *list, *env, *recipe, *recipe_run, *recipe_show, *compare, *run, *completion, *calibrate, *boot;
+    CLI::App* kselftest_install;
+    KselftestInstallArgs kselftest_args;
     BootArgs boot_args;
     KernelAbArgs kernel_ab;
     BisectArgs bisect_args;
@@ -129,6 +132,7 @@ struct Commands {
         profile = add_profile_commands(app, profile_args);
         add_compare();
         calibrate = add_calibrate_command(app, calibrate_args);
+        kselftest_install = add_kselftest_install_command(app, kselftest_args);
         boot = add_boot_command(app, boot_args);
         bisect = add_bisect_command(app, bisect_args);
         history = add_history_commands(app, history_args);
@@ -318,6 +322,7 @@ int dispatch(Commands& c) {
         return cmd_import(c.import, c.import_args, g_interrupted);
     }
     if (*c.report.merge) return cmd_report_merge(c.merge_args);
+    if (*c.kselftest_install) return cmd_kselftest_install(c.kselftest_args);
     if (*c.recipe_show) return cmd_recipe_show(c.device, c.recipe_show_name);
     if (*c.recipe && !*c.recipe_run) return cmd_recipe_list();
     g_polling.store(true);

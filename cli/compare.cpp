@@ -326,6 +326,7 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
         throw UsageError("--host-profile applies when compare runs configurations itself (--a/--b, --config)");
 
     report::Comparison doc;
+    doc.command = a.common.argv;
     lab::LiveRuns ran;  // stays empty when saved results are compared: nothing new to save
     std::unique_ptr<lab::CompareHostProfiler> host;  // --host-profile
     if (auto refs = saved_sides(a)) {

@@ -30,6 +30,8 @@ const std::map<std::string, std::string, std::less<>>& placeholders() {
         {"modprobe-b", "'MODULE P=V ...'"}, {"initrd", "FILE"}, {"modules", "DIR"}, {"accel", "auto|kvm|tcg"},
         {"cpus", "N"}, {"memory", "MIB"}, {"boot-timeout", "DURATION"}, {"boots", "N"}, {"guest-run", "OPTIONS"},
         {"good", "LABEL"}, {"args", "ARG"},
+        // kselftest-install
+        {"dir", "DIR"}, {"timeout", "DURATION"}, {"run_args", "RUN-ARG"},
     };
     return m;
 }
@@ -51,6 +53,8 @@ const std::map<std::string, std::vector<std::string>, std::less<>>& examples() {
         {"calibrate", {"exitbench calibrate cpuid inl_from_kernel",
                        "exitbench calibrate cpuid --runs 10 --sessions 3 --repeats 4 --target 0.5",
                        "exitbench calibrate cpuid --iterations 10000 --db lab.db"}},
+        {"kselftest-install", {"exitbench kselftest-install /usr/lib/kselftests",
+                               "exitbench kselftest-install ~/kselftest --timeout 1800s -- cpuid vmcall --sessions 5"}},
         {"recipe", {"exitbench recipe list", "exitbench recipe show bhi-spec-ctrl", "exitbench recipe run bhi-spec-ctrl"}},
         {"recipe list", {"exitbench recipe list", "exitbench recipe list | grep -i ipi"}},
         {"recipe show", {"exitbench recipe show bhi-spec-ctrl", "exitbench recipe show efer-switch | less"}},

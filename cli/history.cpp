@@ -1,5 +1,8 @@
 #include "cli/history.h"
 #include "cli/emit.h"
+#include "cli/export.h"
+#include "cli/run.h"
+#include "report/flame.h"
 
 #include <algorithm>
 #include <chrono>
@@ -170,11 +173,22 @@ int remove_run(Store& st, int64_t id, bool yes) {
 
 // Session medians in time order; the bar spans the range seen, so a shift
 // between kernels or microcode stands out.
-int trend(Store& st, const std::string& test, const std::string& host) {
+int trend(Store& st, const std::string& test, const std::string& host, const std::string& html) {
+    if (!html.empty() && html != "-") require_writable(html);
     auto pts = st.trend(test, host);
     if (pts.empty())
         throw UsageError(fmt::format("no saved session of '{}'{} in {}", test,
                                      host.empty() ? "" : " on host " + host, st.path()));
+    if (!html.empty()) {
+        std::vector<report::TrendRow> rows;
+        for (const auto& p : pts)
+            rows.push_back({p.timestamp_utc, p.label, p.hostname, p.run_id, p.session, p.median_cycles});
+        if (html == "-") {  // stdout: the page instead of the text
+            write_stdout(report::render_trend_html(test, rows));
+            return kOk;
+        }
+        if (!write_export("html", html, [&] { return report::render_trend_html(test, rows); })) return kHost;
+    }
     auto [lo, hi] = std::minmax_element(pts.begin(), pts.end(),
                                         [](const auto& a, const auto& b) { return a.median_cycles < b.median_cycles; });
     double min = lo->median_cycles, span = hi->median_cycles - min;
@@ -293,6 +307,10 @@ HistoryCommands add_history_commands(CLI::App& app, HistoryArgs& a) {
     c.trend = c.history->add_subcommand("trend", "a test's session medians over time");
     c.trend->add_option("test", a.test, "test name")->required();
     c.trend->add_option("--host", a.host, "only runs on this host");
+    c.trend->add_option("--export-html", a.trend_html,
+                        "also write the trend as a chart on one self-contained offline page to FILE ('-': stdout, "
+                        "instead of the text)")
+        ->type_name("FILE");
     for (auto* sub : {c.history, c.list, c.show, c.export_run, c.rm, c.trend}) sub->allow_extras(false);
     return c;
 }
@@ -301,7 +319,7 @@ int cmd_history(const HistoryCommands& c, const HistoryArgs& a) {
     bool writes = c.rm->parsed();  // rm deletes from an existing store, never makes one
     return with_store(a.db, writes ? Store::Mode::Modify : Store::Mode::ReadOnly, [&](Store& st) -> int {
         if (*c.list) return list_runs(st, a);
-        if (*c.trend) return trend(st, a.test, a.host);
+        if (*c.trend) return trend(st, a.test, a.host, a.trend_html);
         int64_t id = parse_id(a.id);
         if (*c.show) return show_run(st, id);
         if (*c.rm) return remove_run(st, id, a.yes);

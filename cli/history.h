@@ -15,6 +15,7 @@ struct HistoryArgs {
     std::string db;                      // --db; empty: the default path
     std::string label, test, since, host;
     std::string id;                      // show, export, rm
+    std::string trend_html;              // trend --export-html FILE
     bool json = false, yes = false;
 };
 

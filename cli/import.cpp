@@ -127,6 +127,12 @@ int cmd_import_perf(const ImportArgs& a) {
             out += fmt::format("  {}{}: {} rows, {} samples\n", profile::mode_name(t.mode),
                                t.mode == profile::Mode::VmExit ? fmt::format(" ({})", t.isa) : "", t.rows.size(),
                                t.total_samples);
+            // What the reader added to the table's label: an excerpt, rows without a spread.
+            for (size_t at = t.imported.find("; "); at != std::string::npos;) {
+                size_t next = t.imported.find("; ", at + 2);
+                out += report::printable(fmt::format("    {}\n", t.imported.substr(at + 2, next - at - 2)));
+                at = next;
+            }
             auto j = profile::to_json(t);
             j["source"] = {{"tool", "perf kvm stat report"}, {"file", f}, {"sha256", sha}};
             all.push_back(std::move(j));

@@ -82,20 +82,23 @@ uint64_t count(std::string_view w, size_t lineno) {
 struct ParsedRow {
     std::string name;
     uint64_t samples = 0;
-    double min_us = 0, max_us = 0, avg_us = 0, rel_pct = 0;
-    double samples_pct = 0;  // perf's Samples% column, rounded to 0.01%
+    double min_us = 0, max_us = 0, avg_us = 0;
+    double rel_pct = std::nan("");  // NaN: the row came without its ( +- E% )
+    double samples_pct = 0, time_pct = 0;  // perf's Samples% and Time% columns, rounded to 0.01%
 };
 
-// "NAME  N  S%  T%  MINus  MAXus  AVGus ( +- E% )", perf's print_result.
+// "NAME  N  S%  T%  MINus  MAXus  AVGus ( +- E% )", perf's print_result; the
+// ( +- E% ) may be missing, as in the excerpts mails quote.
 ParsedRow parse_row(std::string_view line, size_t lineno) {
     auto w = words(line);
     auto open = std::find(w.begin(), w.end(), std::string_view("("));
-    if (open == w.end() || open - w.begin() < 7 || w.back() != ")")
+    bool bare = open == w.end() && w.size() >= 7 && w.back().ends_with("us");
+    if (!bare && (open == w.end() || open - w.begin() < 7 || w.back() != ")"))
         throw PerfTextError(fmt::format("line {}: not a perf kvm stat row (NAME SAMPLES S% T% MIN MAX AVG "
-                                        "( +-E% )): '{}'", lineno, clip(trim(line))));
+                                        "[( +-E% )]): '{}'", lineno, clip(trim(line))));
     std::string err;
-    for (auto it = open + 1; it != w.end() - 1; ++it) err += *it;
-    if (!err.starts_with("+-")) throw PerfTextError(fmt::format("line {}: no '( +-E% )' at its end", lineno));
+    for (auto it = open + 1; !bare && it != w.end() - 1; ++it) err += *it;
+    if (!bare && !err.starts_with("+-")) throw PerfTextError(fmt::format("line {}: no '( +-E% )' at its end", lineno));
     ParsedRow r;
     auto f = open - 6;
     for (auto it = w.begin(); it != f; ++it) r.name += (r.name.empty() ? "" : " ") + std::string(*it);
@@ -104,11 +107,11 @@ ParsedRow parse_row(std::string_view line, size_t lineno) {
                                         "printable ASCII)", lineno));
     r.samples = count(f[0], lineno);
     r.samples_pct = number(f[1], "%", lineno, 100);
-    number(f[2], "%", lineno, 100);
+    r.time_pct = number(f[2], "%", lineno, 100);
     r.min_us = number(f[3], "us", lineno, kPerfTextMaxUs);
     r.max_us = number(f[4], "us", lineno, kPerfTextMaxUs);
     r.avg_us = number(f[5], "us", lineno, kPerfTextMaxUs);
-    r.rel_pct = number(std::string_view(err).substr(2), "%", lineno, 1e6);
+    if (!bare) r.rel_pct = number(std::string_view(err).substr(2), "%", lineno, 1e6);
     // perf rounds each to 0.01 us; the mean lies between min and max.
     if (r.min_us > r.max_us || r.avg_us + 0.01 < r.min_us || r.avg_us > r.max_us + 0.01)
         throw PerfTextError(fmt::format("line {}: '{}' has min {:.2f}us, max {:.2f}us, avg {:.2f}us: not a "
@@ -150,7 +153,8 @@ Row to_row(Mode m, const ParsedRow& p, size_t lineno) {
         throw PerfTextError(fmt::format("line {}: {} samples of {}us add up past 2^63 ns", lineno, p.samples, p.avg_us));
     r.total_ns = uint64_t(std::llround(total));
     double s = p.rel_pct / 100 * r.mean_ns * std::sqrt(double(r.count));  // rel SE = s / sqrt(n) / mean
-    r.m2 = r.count > 1 ? s * s * double(r.count - 1) : 0;
+    // No ( +- E% ): the spread is unknown (NaN), never a made-up 0.
+    r.m2 = std::isnan(p.rel_pct) ? p.rel_pct : r.count > 1 ? s * s * double(r.count - 1) : 0;
     return r;
 }
 
@@ -178,9 +182,36 @@ struct Lines {
         auto l = text.substr(at, nl - at);
         at = nl + 1;
         ++lineno;
-        return l;
+        return unquote(l);
+    }
+    // A mail's quoting ("> > ") before a pasted table: perf's lines never start with '>'.
+    static std::string_view unquote(std::string_view l) {
+        size_t i = 0;
+        while (true) {
+            size_t j = i;
+            while (j < l.size() && l[j] == ' ') ++j;
+            if (j >= l.size() || l[j] != '>') break;
+            i = j + 1;
+        }
+        if (i > 0 && i < l.size() && l[i] == ' ') ++i;
+        return l.substr(i);
     }
 };
+
+// A row a mail client wrapped before its "AVGus ( +- E% )": the two lines
+// joined, or `line` as it is.
+std::string unwrap_row(std::string_view line, Lines& in) {
+    auto w = words(line);
+    if (w.size() != 6 || !w.back().ends_with("us")) return std::string(line);
+    size_t peek = in.at, peek_no = in.lineno;
+    if (auto next = in.next()) {
+        auto nw = words(*next);
+        if (!nw.empty() && nw.front().ends_with("us"))
+            return std::string(trim(line)) + " " + std::string(trim(*next));
+    }
+    in.at = peek, in.lineno = peek_no;
+    return std::string(line);
+}
 
 // The rows after a title line, up to the footer or the first line that is
 // neither a row nor blank (a paste cut short).
@@ -191,7 +222,7 @@ Report read_table(Mode m, Lines& in, std::string_view source) {
     rep.imported = fmt::format("perf kvm stat report text ({}): count, min, max, mean and +-% only", source);
     size_t title = in.lineno;
     std::optional<uint64_t> footer;
-    double pct_sum = 0;
+    double pct_sum = 0, time_sum = 0;
     for (size_t peek = in.at; auto l = in.next(); peek = in.at) {
         auto s = trim(*l);
         if (s.empty()) continue;
@@ -200,13 +231,15 @@ Report read_table(Mode m, Lines& in, std::string_view source) {
             footer = n == "0" ? 0 : count(n, in.lineno);
             break;
         }
-        if (title_mode(*l) || !s.ends_with(")")) {
+        if (title_mode(*l) || !(s.ends_with(")") || s.ends_with("us"))) {
             in.at = peek;
             --in.lineno;
             break;
         }
-        auto row = parse_row(*l, in.lineno);
+        size_t row_line = in.lineno;
+        auto row = parse_row(unwrap_row(*l, in), row_line);
         pct_sum += row.samples_pct;
+        time_sum += row.time_pct;
         rep.rows.push_back(to_row(m, row, in.lineno));
         if (rep.rows.size() > 100000) throw PerfTextError(fmt::format("line {}: over 100000 rows", in.lineno));
     }
@@ -224,12 +257,18 @@ Report read_table(Mode m, Lines& in, std::string_view source) {
             __builtin_add_overflow(rep.total_time_ns, r.total_ns, &rep.total_time_ns))
             throw PerfTextError(fmt::format("line {}: the {} table's rows add up past 2^64", title, mode_name(m)));
     }
-    // Without the footer, perf's Samples% column tells a cut table (rows
-    // missing) from a whole one; each is rounded to 0.01%.
-    if (!footer && !rep.rows.empty() && std::abs(pct_sum - 100) > 0.01 + 0.005 * double(rep.rows.size()))
-        throw PerfTextError(fmt::format("line {}: the {} table ends without perf's 'Total Samples' line and its rows' "
-                                        "Samples% add up to {:.2f}%, not 100%: rows are missing (a cut paste?)",
-                                        in.lineno, mode_name(m), pct_sum));
+    // Without the footer, perf's Samples% column tells an excerpt (the rows
+    // a mail quotes) from a whole table; each is rounded to 0.01%. Above 100%
+    // no perf printed it.
+    double slack = 0.01 + 0.005 * double(rep.rows.size());
+    if (!footer && !rep.rows.empty() && pct_sum > 100 + slack)
+        throw PerfTextError(fmt::format("line {}: the {} table's rows' Samples% add up to {:.2f}%, over 100%: not a "
+                                        "table perf prints", in.lineno, mode_name(m), pct_sum));
+    if (!footer && !rep.rows.empty() && pct_sum < 100 - slack)
+        rep.imported += fmt::format("; an excerpt: its {} row(s) hold {:.2f}% of perf's samples and {:.2f}% of its "
+                                    "time, so shares here are of these rows only", rep.rows.size(), pct_sum, time_sum);
+    if (std::any_of(rep.rows.begin(), rep.rows.end(), [](const Row& r) { return std::isnan(r.m2); }))
+        rep.imported += "; rows without perf's ( +- E% ) have no spread, so no test of their means";
     if (footer && *footer != rep.total_samples)
         throw PerfTextError(fmt::format("line {}: the footer says {} samples, the {} rows add up to {}", in.lineno,
                                         *footer, rep.rows.size(), rep.total_samples));

@@ -5,6 +5,7 @@
 #include "report/exporter.h"
 #include "report/sanitize.h"
 #include "report/grids.h"
+#include "report/list_text.h"
 
 namespace eb::report {
 
@@ -64,14 +65,8 @@ class Text : public Exporter {
     }
 
 public:
-    std::string render(const suite::RunReport& r) const override {
-        return doc(run_header_lines(r), run_grid_without_details(r), run_notes(r));
-    }
-    std::string render(const Comparison& c) const override {
-        auto head = c.header;
-        head.insert(head.begin(), "exitbench compare");
-        return doc(head, compare_grid(c), compare_notes(c));
-    }
+    std::string render(const suite::RunReport& r) const override { return list_text(r); }
+    std::string render(const Comparison& c) const override { return list_text(c); }
     std::string render(const profile::Report& p) const override { return doc(profile_lines(p), profile_grid(p), {}); }
     std::string render(const Merged& m) const override {
         auto head = merge_lines(m);

@@ -23,6 +23,7 @@ struct Comparison {
     suite::ComparisonReport report;
     std::vector<std::string> header;
     std::optional<GateView> gate = {};  // --fail-if-slower's decision, when asked for
+    std::vector<std::string> command = {};  // the compare's own argv, for --export-text
 };
 
 // profile compare's result: per key, the old and new traces side by side.

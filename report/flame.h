@@ -27,4 +27,13 @@ struct DiffFlame {
 };
 std::string render_compare_html(const Comparison& c, const std::vector<DiffFlame>& flames);
 
+// `history trend`'s points (oldest first), as its HTML chart takes them.
+struct TrendRow {
+    std::string when, label, host;
+    int64_t run = 0;
+    int session = 0;
+    double cycles = 0;
+};
+std::string render_trend_html(const std::string& test, const std::vector<TrendRow>& rows);
+
 } // namespace eb::report

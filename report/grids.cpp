@@ -86,7 +86,7 @@ Grid run_grid(const suite::RunReport& r) {
 Grid compare_grid(const Comparison& c) {
     Grid g = with_columns({{"test", "test", false}, {"config", "configuration", false}, {"role", "role", false}, {"units", "units", true}, {"sessions", "sessions", true},
                            {"geomean_cycles", "cycles/iter (geomean)", true}, {"ci95_lo", "95% CI low", true}, {"ci95_hi", "95% CI high", true}, {"change_pct", "change %", true},
-                           {"change_lo_pct", "change 95% CI low %", true}, {"change_hi_pct", "change 95% CI high %", true}, {"p", "p", true}, {"verdict", "verdict", false},
+                           {"change_lo_pct", "change 95% CI low %", true}, {"change_hi_pct", "change 95% CI high %", true}, {"p", "p", true}, {"p_holm", "Holm p", true}, {"verdict", "verdict", false},
                            {"detectable_pct", "detectable change %", true}, {"status", "status", false}});
     for (const auto& t : c.report.tests)
         for (size_t i = 0; i < t.configs.size(); ++i) {
@@ -98,11 +98,12 @@ Grid compare_grid(const Comparison& c) {
                                          std::to_string(k.sessions), ran ? num(k.center, 1) : "",
                                          ran ? num(k.center_ci.lo, 1) : "", ran ? num(k.center_ci.hi, 1) : ""};
             if (i == 0 || i > t.vs_first.size()) {
-                row.resize(row.size() + 6);
+                row.resize(row.size() + 7);
             } else {
                 const auto& e = t.vs_first[i - 1];
                 row.insert(row.end(), {pct_change(e.ratio), pct_change(e.ratio_ci.lo), pct_change(e.ratio_ci.hi),
                                        std::isfinite(e.p) ? fmt::format("{:.3g}", e.p) : "",
+                                       std::isfinite(e.p_holm) ? fmt::format("{:.3g}", e.p_holm) : "",
                                        suite::verdict_name(e.verdict), num(e.detectable * 100, 2)});
             }
             row.push_back(k.status);

@@ -1,6 +1,7 @@
 // One self-contained HTML file per result: tables from the subject's Grid,
 // plots drawn by the inlined Chart.js from JSON embedded in the page. A
 // Content-Security-Policy forbids every request, so nothing leaves the file.
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -9,6 +10,7 @@
 #include "report/flame.h"
 #include "report/html.h"
 #include "report/sha256.h"
+#include "report/gate_view.h"
 #include "report/grids.h"
 #include "stats/inference.h"
 #include "stats/summary.h"
@@ -43,11 +45,37 @@ std::string table(const Grid& g) {
     out += "</tr>\n";
     for (const auto& r : g.rows) {
         out += "<tr>";
-        for (size_t i = 0; i < r.size(); ++i)
+        for (size_t i = 0; i < r.size(); ++i) {
+            // A reason (a hang's RIP dump, a skip's why) stays one line; all of it is the tooltip.
+            bool fold = i < g.columns.size() && g.columns[i] == "detail";
+            if (fold) {  // a table cell ignores max-width: the block inside it does not
+                out += fmt::format("<td><div class=fold title=\"{0}\">{0}</div></td>", esc(r[i]));
+                continue;
+            }
             out += (i < g.numeric.size() && g.numeric[i] ? "<td class=n>" : "<td>") + esc(r[i]) + "</td>";
+        }
         out += "</tr>\n";
     }
     return out + "</table></div>\n";
+}
+
+// The columns of `g` named by `keys`, in that order.
+Grid only(const Grid& g, const std::vector<std::string>& keys) {
+    Grid out;
+    std::vector<size_t> at;
+    for (const auto& k : keys)
+        for (size_t i = 0; i < g.columns.size(); ++i)
+            if (g.columns[i] == k) {
+                at.push_back(i);
+                out.columns.push_back(g.columns[i]);
+                out.numeric.push_back(i < g.numeric.size() && g.numeric[i]);
+                out.titles.push_back(i < g.titles.size() ? g.titles[i] : g.columns[i]);
+            }
+    for (const auto& r : g.rows) {
+        out.rows.emplace_back();
+        for (size_t i : at) out.rows.back().push_back(i < r.size() ? r[i] : "");
+    }
+    return out;
 }
 
 std::string list(const std::vector<std::string>& items) {
@@ -117,7 +145,13 @@ json histogram_plot(const std::string& title, const std::vector<double>& xs, con
 void run_page(Page& pg, const suite::RunReport& r) {
     std::string head = esc(run_header(r));
     for (size_t at = 0; (at = head.find('\n', at)) != std::string::npos; at += 5) head.replace(at, 1, "<br>\n");
-    pg.body += "<p>" + head + "</p>\n<h2>Summary</h2>\n" + table(run_grid(r)) + list(run_notes(r));
+    // The summary fits a 1400 px window; every column is one click away.
+    Grid all = run_grid(r);
+    Grid summary = only(all, {"test", "status", "cycles_per_iter", "ci95_lo", "ci95_hi", "ns_per_iter", "minus_baseline",
+                              "cv_within_pct", "cv_between_pct", "exit_kind", "exits_expected", "exits_measured",
+                              "detail"});
+    pg.body += "<p>" + head + "</p>\n<h2>Summary</h2>\n" + table(summary) + list(run_notes(r)) +
+               fmt::format("<details><summary>all {} columns</summary>{}</details>\n", all.columns.size(), table(all));
     Grid env{{"fact", "value"}, {false, false}, {}, {}};
     const auto& pv = r.provenance;
     std::vector<std::pair<std::string, std::string>> facts{
@@ -148,7 +182,25 @@ void run_page(Page& pg, const suite::RunReport& r) {
     }
 }
 
+// --fail-if-slower's outcome, first on the page: what failed (with its Holm
+// p) and what the gate could not test.
+std::string gate_box(const GateView& g) {
+    const char* cls = g.outcome == suite::GateOutcome::Regression    ? "fail"
+                      : g.outcome == suite::GateOutcome::NotTestable ? "untested"
+                                                                      : "pass";
+    std::string out = fmt::format("<div class=\"gate {}\"><strong>{}: {}</strong>", cls,
+                                  g.outcome == suite::GateOutcome::Regression    ? "REGRESSION"
+                                  : g.outcome == suite::GateOutcome::NotTestable ? "gate not testable"
+                                                                                  : "gate passed",
+                                  esc(g.summary()));
+    std::vector<std::string> lines;
+    for (const auto& m : g.slower) lines.push_back((m.fails ? "REGRESSION " : "slower, within the gate: ") + m.line);
+    for (const auto& m : g.not_testable) lines.push_back("not testable: " + m.line);
+    return out + list(lines) + "</div>\n";
+}
+
 void compare_page(Page& pg, const Comparison& c) {
+    if (c.gate) pg.body += gate_box(*c.gate);
     pg.body += list(c.header) + "<h2>Summary</h2>\n" + table(compare_grid(c)) + list(compare_notes(c));
     json rows = json::array(), control = json::array();
     for (const auto& t : c.report.tests)
@@ -277,6 +329,31 @@ std::string render_run_html(const suite::RunReport& r, const std::vector<profile
                              h.test, h.samples),
                  height);
     }
+    return p.html();
+}
+
+std::string render_trend_html(const std::string& test, const std::vector<TrendRow>& rows) {
+    Page p;
+    p.title = "exitbench history trend: " + test;
+    Grid g{{"time", "run", "label", "host", "session", "median_cycles"}, {false, true, false, false, true, true}, {}, {}};
+    json labels = json::array(), series = json::array();
+    std::vector<std::string> hosts;
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const auto& r = rows[i];
+        g.rows.push_back({r.when, std::to_string(r.run), r.label, r.host, std::to_string(r.session), fmt::format("{:.1f}", r.cycles)});
+        labels.push_back(fmt::format("run {} {}", r.run, r.when.substr(0, 10)));
+        size_t h = std::find(hosts.begin(), hosts.end(), r.host) - hosts.begin();
+        if (h == hosts.size()) {
+            hosts.push_back(r.host);
+            series.push_back({{"host", r.host}, {"points", json::array()}});
+        }
+        series[h]["points"].push_back({{"x", i}, {"y", r.cycles}});
+    }
+    p.canvas({{"kind", "trend"}, {"title", test + ": session medians, oldest first"}, {"labels", labels},
+              {"series", series}},
+             fmt::format("{} saved sessions of {} on {} host(s); a point per session, a line per host", rows.size(), test,
+                         hosts.size()));
+    p.body += "<h2>Sessions</h2>\n" + table(g);
     return p.html();
 }
 

@@ -186,7 +186,20 @@
     return drawn;
   }
 
-  var kinds = { repeats: repeats, histogram: histogram, forest: forest, share: share, strip: strip };
+  // A test's saved session medians, oldest first, a series per host: a shift
+  // between kernels or microcode stands out.
+  function trend(p) {
+    var sets = p.series.map(function (s, k) {
+      return { type: 'line', label: s.host, data: s.points, showLine: true, borderWidth: 1, pointRadius: 3,
+               borderColor: colors[k % colors.length], backgroundColor: colors[k % colors.length] };
+    });
+    var o = base(p.title, 'saved session, oldest first', 'cycles per iteration (session median)');
+    o.scales.x.type = 'linear';
+    o.scales.x.ticks = { callback: function (v) { return p.labels[v] !== undefined ? cut(p.labels[v]) : ''; } };
+    return { type: 'scatter', data: { datasets: sets }, options: o };
+  }
+
+  var kinds = { repeats: repeats, histogram: histogram, forest: forest, share: share, strip: strip, trend: trend };
   var withData = 0;
   data.plots.forEach(function (p) {
     try {
@@ -209,6 +222,17 @@
     for (var i = 3; i < px.length; i += 4) if (px[i]) n++;
     if (n > 500) nonblank++;
   });
+  // How the tables sit in the window: the widest one's width and the tallest
+  // row (a hung test's folded reason keeps its row to one line).
+  var widest = 0, tallest = 0;
+  document.querySelectorAll('table').forEach(function (t) {
+    if (t.closest('details:not([open])')) return;  // folded away: not on the screen
+    widest = Math.max(widest, t.getBoundingClientRect().width);
+    t.querySelectorAll('tr').forEach(function (r) {
+      if (!r.querySelector('th')) tallest = Math.max(tallest, r.getBoundingClientRect().height);  // a row of figures
+    });
+  });
   document.getElementById('eb-check').textContent = JSON.stringify(
-    { expected: data.plots.length, canvases: canvases.length, nonblank: nonblank, with_data: withData, errors: errors });
+    { expected: data.plots.length, canvases: canvases.length, nonblank: nonblank, with_data: withData, errors: errors,
+      widest: Math.ceil(widest), tallest_row: Math.ceil(tallest), window: window.innerWidth });
 })();

@@ -28,6 +28,11 @@ const char* title(Mode m) {
 
 double pct(double part, double whole) { return whole > 0 ? part / whole * 100 : 0; }
 double us(double ns) { return ns / 1000; }
+// perf's "( +- E% )"; nothing for a row imported without one.
+std::string spread(const Row& row) {
+    double e = row.rel_sem_pct();
+    return std::isfinite(e) ? fmt::format("( +-{:>7.2f}% )", e) : "";
+}
 
 // 512ns, 1.02us, 3.40ms, 1.07s: for histogram edges and compare columns.
 std::string human(double ns) {
@@ -122,11 +127,10 @@ std::string render_perf(const Report& r) {
     out += fmt::format("{:>{}} {:>10} {:>9} {:>9} {:>11} {:>11} {:>16} \n\n", title(r.mode), kEventNameWidth, "Samples",
                        "Samples%", "Time%", "Min Time", "Max Time", "Avg time");
     for (const Row& row : r.rows)
-        out += fmt::format("{:>{}} {:>10} {:>8.2f}% {:>8.2f}% {:>9.2f}us {:>9.2f}us {:>9.2f}us ( +-{:>7.2f}% )\n",
+        out += fmt::format("{:>{}} {:>10} {:>8.2f}% {:>8.2f}% {:>9.2f}us {:>9.2f}us {:>9.2f}us {}\n",
                            row.name, kEventNameWidth, row.count, pct(double(row.count), double(r.total_samples)),
                            pct(double(row.total_ns), double(r.total_time_ns)), us(double(row.min_ns)),
-                           us(double(row.max_ns)), us(double(row.total_ns) / double(row.count)),
-                           row.rel_sem_pct());
+                           us(double(row.max_ns)), us(double(row.total_ns) / double(row.count)), spread(row));
     footer(out, r);
     return out;
 }
@@ -142,12 +146,10 @@ std::string render_extended(const Report& r) {
                            "Avg time");
         for (const Row& row : r.rows)
             out += fmt::format(
-                "{:>{}} {:>10} {:>8.2f}% {:>8.2f}% {:>9.2f}us {:>9.2f}us {:>9.2f}us {:>9.2f}us {:>9.2f}us "
-                "( +-{:>7.2f}% )\n",
+                "{:>{}} {:>10} {:>8.2f}% {:>8.2f}% {:>9.2f}us {:>9.2f}us {:>9.2f}us {:>9.2f}us {:>9.2f}us {}\n",
                 row.name, kEventNameWidth, row.count, pct(double(row.count), double(r.total_samples)),
                 pct(double(row.total_ns), double(r.total_time_ns)), us(double(row.min_ns)), us(row.p50_ns),
-                us(row.p99_ns), us(double(row.max_ns)), us(double(row.total_ns) / double(row.count)),
-                row.rel_sem_pct());
+                us(row.p99_ns), us(double(row.max_ns)), us(double(row.total_ns) / double(row.count)), spread(row));
     }
     footer(out, r);
     out += fmt::format("Events in trace: {}\n", type_counts(r));

@@ -206,6 +206,7 @@ ComparisonReport build(const std::vector<std::string>& labels, const std::vector
     out.unit = unit;
     out.alpha = alpha;
     out.run_options = options;
+    for (const auto& side : sides) out.side_env.push_back(side.empty() ? decltype(side[0].env){} : side[0].env);
     auto c = detail::collect(sides);
     for (size_t i = 0; i < c.order.size(); ++i) {
         const auto& d = c.by_test[i];

@@ -105,6 +105,9 @@ struct ComparisonReport {
     std::string run_options;            // saved runs: the first run's options (run_options()), for the advice
     // A recipe whose preconditions fail on this host: why, and no verdict.
     std::vector<std::string> not_answerable;
+    // Each side's host facts (its first run's env::capture()), for the Test
+    // System block of --export-text.
+    std::vector<std::vector<std::pair<std::string, std::string>>> side_env;
 };
 
 // The reasons a recipe's question cannot be answered here: every effect

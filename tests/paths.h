@@ -11,6 +11,7 @@ std::string exitbench_binary();  // $EB_BINARY if set (a sanitizer build's binar
 std::string fixtures_dir();      // tests/fixtures
 std::string source_dir();        // the source tree's root
 std::string kunit_py();          // the kernel's tools/testing/kunit/kunit.py (from linux-source), if it was found
+std::string kselftest_dir();     // the kernel's tools/testing/selftests with run_kselftest.sh and kselftest/ (likewise)
 std::string artifacts_dir();     // screenshots kept for people to look at: build/artifacts
 std::string nested_script();     // tests/nested/run-in-svm.sh
 std::string guest_script();      // tests/nested/in-guest.sh

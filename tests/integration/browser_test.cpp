@@ -50,7 +50,7 @@ std::string browse(const TempDir& dir, const std::string& page, const std::strin
 // What the page's own check wrote; the screenshot goes to build/artifacts/NAME.png.
 json open_page(const TempDir& dir, const std::string& page, const std::string& name, int height) {
     std::string log;
-    std::string dom = browse(dir, page, "--dump-dom", log);
+    std::string dom = browse(dir, page, "--dump-dom --window-size=1400,900", log);
     for (std::string line; const auto& l : {log}) {
         std::istringstream in(l);
         while (std::getline(in, line))
@@ -90,17 +90,23 @@ TEST(Browser, RunReportDrawsRepeatsAndPerExitHistograms) {
     REQUIRE_KVM();
     REQUIRE_CHROMIUM();
     TempDir dir;
-    auto r = run_cli({"run", "cpuid", "inl_from_qemu", "--sessions", "2", "-r", "3", "-n", "2000", "--per-exit",
-                      "--no-save", "--export-html", dir.file("run.html"), "--export-json", dir.file("run.json")});
-    ASSERT_EQ(r.rc, 0) << r.err;
+    auto r = run_cli({"run", "cpuid", "inl_from_qemu", "selftest_hang", "--watchdog", "1s", "--sessions", "2", "-r", "3",
+                      "-n", "2000", "--per-exit", "--no-save", "--export-html", dir.file("run.html"), "--export-json",
+                      dir.file("run.json")});
+    ASSERT_EQ(r.rc, 1) << r.err;  // the hang is a failure
     size_t plots = 0;  // counted from the result, not from the page
     auto result = json::parse(slurp(dir.file("run.json")));
     for (const auto& t : result["results"]) {
         bool measured = !t["sessions"].empty();
         plots += measured + (measured && t.contains("per_exit") && !t["per_exit"].is_null());
     }
-    EXPECT_EQ(plots, 6u);  // three tests, each with its repeats and its per-exit histogram
-    expect_drawn(open_page(dir, dir.file("run.html"), "run", 3600), plots);
+    EXPECT_EQ(plots, 6u);  // three tests, each with its repeats and its per-exit histogram (the hang has none)
+    auto check = open_page(dir, dir.file("run.html"), "run", 3600);
+    expect_drawn(check, plots);
+    // The summary fits a 1400 px window, and the hung row is one line high.
+    EXPECT_EQ(check["window"], 1400) << check;
+    EXPECT_LE(check["widest"].get<int>(), 1400 - 2 * 21) << check;  // the body's 1.5em margins
+    EXPECT_LE(check["tallest_row"].get<int>(), 40) << check;
 }
 
 TEST(Browser, CompareReportDrawsForestPlotAndControl) {
@@ -184,4 +190,23 @@ TEST(Browser, HostProfileDifferentialFlameGraphIsDrawn) {
     auto check = open_page(dir, dir.file("diff.html"), "host-flame-diff", 1200);
     expect_drawn(check, 1);
     EXPECT_NE(slurp(dir.file("diff.html")).find("\"kind\":\"flame_diff\""), std::string::npos);
+}
+
+// history trend's chart: a point per saved session, from three imported
+// kvm-unit-tests logs (no /dev/kvm needed).
+TEST(Browser, HistoryTrendDrawsItsChart) {
+    REQUIRE_CHROMIUM();
+    TempDir dir;
+    for (const char* label : {"v6.1", "v6.2", "v6.3"})
+        ASSERT_EQ(run_cli({"import", "kut", kut_fixture("vmexit_cpuid.log"), "--db", dir.file("h.db"), "--label", label}).rc, 0);
+    auto r = run_cli({"history", "trend", "cpuid", "--db", dir.file("h.db"), "--export-html", dir.file("trend.html")});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.out.find("cpuid session medians"), std::string::npos) << r.out;
+    auto page = slurp(dir.file("trend.html"));
+    EXPECT_NE(page.find("v6.3"), std::string::npos);
+    auto check = open_page(dir, dir.file("trend.html"), "history-trend", 900);
+    expect_drawn(check, 1);
+    auto bad = run_cli({"history", "trend", "cpuid", "--db", dir.file("h.db"), "--export-html", dir.file("no/dir/t.html")});
+    EXPECT_EQ(bad.rc, 2) << bad.err;
+    EXPECT_TRUE(one_line(bad.err)) << bad.err;
 }

@@ -3,6 +3,7 @@
 // codes, and its JUnit XML validated by xmllint against tests/schema/junit.xsd
 // and Jenkins xUnit's junit-10.xsd, and read by python3-junitparser.
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -235,5 +236,45 @@ TEST(Ci, AGatedRegressionFailsItsTestForEveryConsumer) {
         auto said = junitparser_reads(dir.file("c.xml"), dir);
         EXPECT_NE(said.find("|failure:regression|cpuid ("), std::string::npos) << said;
         std::cout << "junitparser:\n" << said;
+    }
+}
+
+// The kselftest collection, run by the kernel's own runner (run_kselftest.sh
+// and kselftest/runner.sh from linux-source) as it runs any collection: with
+// /dev/kvm it passes; without, kselftest's skip. Installing twice lists it once.
+TEST(Ci, KselftestCollectionRunsUnderTheKernelsRunner) {
+    namespace fs = std::filesystem;
+    const std::string src = eb::test::kselftest_dir();
+    if (!fs::exists(src + "/run_kselftest.sh")) GTEST_SKIP() << "no kselftest runner: Debian's linux-source-6.1 is not installed";
+    TempDir dir;
+    const std::string tree = dir.file("kselftests");
+    fs::create_directories(tree + "/kselftest");
+    fs::copy_file(src + "/run_kselftest.sh", tree + "/run_kselftest.sh");
+    for (const char* f : {"runner.sh", "prefix.pl", "module.sh"}) fs::copy_file(src + "/kselftest/" + f, tree + "/kselftest/" + f);
+    std::ofstream(tree + "/kselftest-list.txt") << "other:test.sh";  // a tree's own list, kept (no final newline)
+    auto inst = run_cli({"kselftest-install", tree, "--timeout", "600s", "--", "cpuid", "-n", "2000", "-r", "3", "--sessions", "1"});
+    ASSERT_EQ(inst.rc, 0) << inst.err;
+    EXPECT_NE(inst.out.find("run it with: " + tree + "/run_kselftest.sh -c exitbench"), std::string::npos) << inst.out;
+    ASSERT_EQ(run_cli({"kselftest-install", tree, "--timeout", "600s", "--", "cpuid", "-n", "2000", "-r", "3", "--sessions", "1"}).rc, 0);
+    EXPECT_EQ(slurp(tree + "/kselftest-list.txt"), "other:test.sh\nexitbench:run_exitbench.sh\n");
+    EXPECT_EQ(slurp(tree + "/exitbench/settings"), "timeout=600\n");
+    auto [rc, said] = check("sh " + tree + "/run_kselftest.sh -c exitbench", dir);
+    std::cout << "run_kselftest.sh -c exitbench:\n" << said;
+    EXPECT_EQ(rc, 0) << said;
+    if (have_kvm())
+        EXPECT_NE(said.find("ok 1 selftests: exitbench: run_exitbench.sh"), std::string::npos) << said;
+    else
+        EXPECT_NE(said.find("ok 1 selftests: exitbench: run_exitbench.sh # SKIP"), std::string::npos) << said;
+    EXPECT_EQ(said.find("TIMEOUT"), std::string::npos) << said;
+    // Bad input: one line, nothing written.
+    for (const auto& bad : std::vector<std::vector<std::string>>{
+             {"kselftest-install", dir.file("none")},
+             {"kselftest-install", tree + "/kselftest-list.txt"},
+             {"kselftest-install", tree, "--timeout", "0s"},
+             {"kselftest-install", tree, "--", "cpuid", "--format", "json"},
+             {"kselftest-install", tree, "--", "--no-such-option"}}) {
+        auto e = run_cli(bad);
+        EXPECT_EQ(e.rc, 2) << bad.back() << ": " << e.err;
+        EXPECT_TRUE(one_line(e.err)) << e.err;
     }
 }

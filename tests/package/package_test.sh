@@ -46,7 +46,8 @@ echo "$(basename "$deb"): Depends: $depends"
 
 # Debian's policy as lintian checks it, at its default level: no error, no warning.
 if command -v lintian >/dev/null; then
-    said=$(lintian --fail-on error,warning "$deb" 2>&1) || { echo "$said"; fail "lintian rejects the .deb"; }
+    # Its own TMPDIR: lintian leaves an MLDBM cache (mldbm-elf-*) in TMPDIR behind.
+    said=$(TMPDIR=$tmp lintian --fail-on error,warning "$deb" 2>&1) || { echo "$said"; fail "lintian rejects the .deb"; }
     said=$(sed '/^running with root privileges/d' <<<"$said")
     echo "lintian: ${said:-no error and no warning}"
 else

@@ -8,6 +8,7 @@
 
 #include "report/exporter.h"
 #include "report/grid.h"
+#include "report/gate_view.h"
 #include "report/grids.h"
 #include "report/html.h"
 #include "report/openmetrics.h"
@@ -378,4 +379,34 @@ TEST(Merge, EveryTableFormatHasARowPerGroupAndTestAndFlagsTheFarHost) {
     EXPECT_NE(html.find("\"kind\":\"strip\""), std::string::npos);
     auto json = report::json_exporter()->render(m);
     EXPECT_NE(json.find("\"schema\": \"exitbench-merge\""), std::string::npos) << json;
+}
+
+// The compare page says the gate's outcome before anything else, with the
+// Holm p of what failed; the table has its Holm p column.
+TEST(Html, ComparePageStatesTheGateFirst) {
+    // Three runs a side, a little apart, B 50% slower in every test.
+    auto scaled = [](double f) {
+        auto r = sample_report();
+        for (auto& t : r.results)
+            for (auto& s : t.sessions)
+                for (auto& x : s.samples) x *= f;
+        return r;
+    };
+    report::Comparison c{suite::compare_saved({"a", "b"}, {{scaled(1), scaled(1.01), scaled(0.99)},
+                                                           {scaled(1.5), scaled(1.51), scaled(1.49)}}),
+                         {}};
+    c.gate = report::gate_view(c.report, 2);  // a 2% gate
+    auto page = report::html_exporter()->render(c);
+    auto box = page.find("<div class=\"gate fail\"><strong>REGRESSION: ");
+    ASSERT_NE(box, std::string::npos) << page.substr(0, 3000);
+    EXPECT_LT(box, page.find("<h2>Summary"));
+    EXPECT_NE(page.find("Holm p", box), std::string::npos);
+    EXPECT_NE(page.find("<th title=\"p_holm\">Holm p</th>"), std::string::npos);
+    // A 60% gate: cpuid passes it, but the skipped and hung tests leave the gate untested.
+    c.gate = report::gate_view(c.report, 60);
+    auto untested = report::html_exporter()->render(c);
+    EXPECT_NE(untested.find("<div class=\"gate untested\"><strong>gate not testable: "), std::string::npos)
+        << untested.substr(untested.find("<div class=\"gate"), 400);
+    c.gate.reset();
+    EXPECT_EQ(report::html_exporter()->render(c).find("class=\"gate"), std::string::npos);
 }

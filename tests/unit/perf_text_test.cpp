@@ -1,5 +1,6 @@
 // perf kvm stat report text read back: the real tables in tests/fixtures/perf/
 // (made under the nested kvm_amd, see its README) and hostile inputs.
+#include <cmath>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <sstream>
@@ -111,7 +112,7 @@ TEST(PerfText, HostileInputsGetOneLineErrors) {
         {kTitle + "  msr 10 100.00% 100.00% 1.00us 1e300us 1.50us ( +- 1.00% )\n", "not a figure"},
         {kTitle + "  msr 10 100.00% 100.00% 1.00us nanus 1.50us ( +- 1.00% )\n", "not a figure"},
         {kTitle + "  msr 10 100.00% 100.00% 9.00us 2.00us 1.50us ( +- 1.00% )\n", "min 9.00us"},
-        {kTitle + "  msr 10 100.00% 100.00% 1.00us 2.00us 1.50us\n", "no rows"},
+        {kTitle + "  msr 10 100.00% 100.00% 1.00us 2.00us\n", "not a perf kvm stat row"},
         {kTitle + "  msr 10 100.00% 100.00% 1.00us 2.00us 1.50us ( 1.00% )\n", "+-"},
         {kTitle + "  msr 10 250.00% 100.00% 1.00us 2.00us 1.50us ( +- 1.00% )\n", "0 to 100"},
         {kTitle + "  MSR_READ 10 100.00% 100.00% 1.00us 2.00us 1.50us ( +- 1.00% )\n" + row, "neither all SVM"},
@@ -148,16 +149,54 @@ TEST(PerfText, RealEmptyMmioTableIsAnEmptyReport) {
     EXPECT_EQ(t[0].total_samples, 0u);
 }
 
-// The robustness table: the first half of a real table (no footer, two of
-// its five rows) read as a whole table, its Samples% recomputed as if
-// nothing were missing. Without the footer, perf's Samples% must add up.
-TEST(PerfText, ACutTableWithoutItsFooterIsRefused) {
+// The first half of a real table (no footer, two of its five rows) is an
+// excerpt: read, and said to be one with perf's own share of its rows, so
+// its recomputed shares are not taken for the table's. Over 100% no perf printed.
+TEST(PerfText, ACutTableWithoutItsFooterIsAnExcerptAndSaysSo) {
     auto text = perf_fixture("report-vmexit.txt");
     auto cut = text.substr(0, text.find("   cpuid "));
-    EXPECT_NE(text_error_of(cut).find("Samples% add up to 72.94%, not 100%: rows are missing"), std::string::npos)
-        << text_error_of(cut);
-    // The whole table without its footer (a paste that left it out) still reads: 99.99% is rounding.
+    auto t = parse_perf_text(cut, "t");
+    ASSERT_EQ(t.size(), 1u);
+    EXPECT_NE(t[0].imported.find("an excerpt: its 2 row(s) hold 72.94% of perf's samples"), std::string::npos)
+        << t[0].imported;
+    // The whole table without its footer (a paste that left it out) is whole: 99.99% is rounding.
     auto whole = text.substr(0, text.find("Total Samples"));
     ASSERT_EQ(text_error_of(whole), "");
     EXPECT_EQ(parse_perf_text(whole, "t")[0].rows.size(), 5u);
+    EXPECT_EQ(parse_perf_text(whole, "t")[0].imported.find("excerpt"), std::string::npos);
+    auto over = kTitle + "  msr  10  80.00%  50.00%  1.00us  2.00us  1.50us ( +- 1.00% )\n"
+                         "  npf  10  80.00%  50.00%  1.00us  2.00us  1.50us ( +- 1.00% )\n";
+    EXPECT_NE(text_error_of(over).find("over 100%"), std::string::npos) << text_error_of(over);
+}
+
+// The excerpts of the x2APIC fastpath thread (seed 001), as the list carries
+// them: quoted "> > ", a row without its ( +- E% ), and a row the mail client
+// wrapped before its average.
+TEST(PerfText, TheListsOneRowExcerptsAreRead) {
+    const std::string quoted = "> > Before patch:\n> >\n"
+                               "> >   VM-EXIT    Samples  Samples%     Time%    Min Time    Max Time   Avg time\n"
+                               "> > MSR_WRITE    5417390    90.01%    16.31%      0.69us    159.60us    1.08us\n"
+                               "> >\n> > After patch:\n";
+    auto q = parse_perf_text(quoted, "mail");
+    ASSERT_EQ(q.size(), 1u);
+    ASSERT_EQ(q[0].rows.size(), 1u);
+    EXPECT_EQ(q[0].isa, "vmx");
+    EXPECT_EQ(q[0].rows[0].count, 5417390u);
+    EXPECT_NEAR(q[0].rows[0].mean_ns, 1080, 1e-6);
+    EXPECT_TRUE(std::isnan(q[0].rows[0].rel_sem_pct()));  // unknown, not 0
+    EXPECT_NE(q[0].imported.find("90.01% of perf's samples and 16.31% of its time"), std::string::npos) << q[0].imported;
+    EXPECT_NE(q[0].imported.find("no spread"), std::string::npos) << q[0].imported;
+    EXPECT_EQ(render_perf(q[0]).find("nan"), std::string::npos) << render_perf(q[0]);
+    const std::string wrapped = "    VM-EXIT    Samples  Samples%     Time%    Min Time    Max Time   Avg time\n"
+                                "MSR_WRITE    2681713    92.98%    77.52%      0.38us     18.54us\n"
+                                "0.73us ( +-   0.02% )\n\nAfter patch:\n";
+    auto w = parse_perf_text(wrapped, "mail");
+    ASSERT_EQ(w.size(), 1u);
+    ASSERT_EQ(w[0].rows.size(), 1u);
+    EXPECT_EQ(w[0].rows[0].count, 2681713u);
+    EXPECT_NEAR(w[0].rows[0].mean_ns, 730, 1e-6);
+    EXPECT_NEAR(w[0].rows[0].rel_sem_pct(), 0.02, 1e-9);
+    // A short line that is no row is still refused, by its line.
+    EXPECT_NE(text_error_of(kTitle + "MSR_WRITE 2681713 92.98% 77.52% 0.38us 18.54us\nsomething else\n").find("line 3"),
+              std::string::npos);
 }
