@@ -20,7 +20,8 @@ int compare_exit(const CompareEnd& e);
 
 // The table, as help and the man page print it.
 inline constexpr const char* kCompareExitTable =
-    "\nExit status, the first that holds (the gate is decided before anything is written or saved):\n"
+    "\nExit status:\n"
+    "The first that holds (the gate is decided before anything is written or saved):\n"
     "  2    bad usage or input (nothing compared)\n"
     "  3    the host cannot run the configurations (live; nothing compared)\n"
     "  70   an internal error (a bug; its text is printed)\n"

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "cli/compare_exit.h"
+#include "cli/manual.h"
 #include "cli/run_options.h"
 
 namespace eb::cli {
@@ -132,7 +133,11 @@ void finish(CLI::App& app) {
         text = "\nExamples:\n";
         for (const auto& e : ex) text += "  " + e + "\n";
     }
+    // The exit statuses where they differ by command; the root's hold for the
+    // rest (packaging/manpages.sh copies them into every page).
+    if (path_of(app).empty()) text += exit_status_help("") + environment_help() + files_help();
     if (path_of(app) == "compare") text += kCompareExitTable;
+    if (path_of(app) == "bisect-step") text += exit_status_help("bisect-step");
     if (!text.empty()) app.footer(text);
     for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) finish(*sub);
 }

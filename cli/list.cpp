@@ -15,7 +15,7 @@
 namespace eb::cli {
 
 int cmd_list(const std::string& device, bool all, bool kut_differences) {
-    if (kut_differences) {  // the README's table: needs no /dev/kvm
+    if (kut_differences) {  // docs/kut-differences.md's table: needs no /dev/kvm
         fmt::print("{}", suite::kut_differences_markdown());
         return kOk;
     }

@@ -5,7 +5,7 @@
 namespace eb::cli {
 
 // Every test, what it expects, and its skips on this host; with
-// `kut_differences` the README's table of differences from vmexit.flat
+// `kut_differences` docs/kut-differences.md's table of differences from vmexit.flat
 // instead (no /dev/kvm needed).
 int cmd_list(const std::string& device, bool all, bool kut_differences);
 // The host facts every result records.

@@ -34,7 +34,7 @@ struct RunArgs {
 
 // Three sessions of four repeats cost ~1.6x one session of ten, and give an
 // interval that describes run-to-run spread (between-session CV here was
-// 1.5-3x the within-session CV; README, "Statistics").
+// 1.5-3x the within-session CV; docs/statistics.md).
 inline constexpr uint32_t kDefaultSessions = 3;
 inline constexpr uint32_t kDefaultRepeats = 4;
 

@@ -1,5 +1,5 @@
 // How exitbench's tests differ from kvm-unit-tests' x86/vmexit.c, whose names
-// they carry: the one table `list`, `list --kut-differences` and the README's
+// they carry: the one table `list`, `list --kut-differences` and docs/kut-differences.md's
 // "Differences from vmexit.flat" come from.
 #pragma once
 #include <string>
@@ -31,7 +31,7 @@ std::string_view kut_name_of(std::string_view registry_name);
 std::vector<const KutDifference*> kut_differences_of(std::string_view registry_name);
 // vmexit.c's tests that run the same instructions, only the shared differences applying.
 std::vector<std::string_view> kut_same_body();
-// The README's section, as markdown.
+// docs/kut-differences.md's table, as markdown.
 std::string kut_differences_markdown();
 
 } // namespace eb::suite

@@ -1,5 +1,5 @@
 // The fleet path with the real parts: exitbench writes its metrics into a
-// textfile-collector directory as the README tells a fleet engineer to,
+// textfile-collector directory as docs/fleet.md tells a fleet engineer to,
 // Debian's prometheus-node-exporter serves them, a real Prometheus scrapes
 // it, and its HTTP API must return the exitbench series with their labels.
 // Both daemons listen on 127.0.0.1 on ports picked here; they are stopped and
@@ -172,7 +172,7 @@ private:
         GTEST_SKIP() << "prometheus-node-exporter (Debian package prometheus-node-exporter) is not installed";     \
     if (!have_tool("prometheus")) GTEST_SKIP() << "prometheus (Debian package prometheus) is not installed"
 
-// The README's recipe: a run exports straight into the collector's directory.
+// docs/fleet.md's recipe: a run exports straight into the collector's directory.
 TEST(Fleet, RunMetricsReachPrometheusWithTheirHostLabels) {
     REQUIRE_KVM();
     REQUIRE_DAEMONS();
@@ -197,7 +197,7 @@ TEST(Fleet, RunMetricsReachPrometheusWithTheirHostLabels) {
     auto info = s.query("exitbench_run_info");
     ASSERT_EQ(info.size(), 1u);
     EXPECT_FALSE(info[0]["metric"].value("hostname", "").empty()) << info.dump();
-    // The README's spread by CPU model and microcode, joined on exitbench_run_info: one host, so 1.
+    // docs/fleet.md's spread by CPU model and microcode, joined on exitbench_run_info: one host, so 1.
     std::string by_microcode =
         "exitbench_exit_cycles{test=\"cpuid\"} * on (instance) group_left (microcode) exitbench_run_info";
     auto spread = s.query("max by (cpu_model, microcode) (" + by_microcode + ") / min by (cpu_model, microcode) (" +
@@ -255,10 +255,10 @@ TEST(Fleet, CompareAndProfileMetricsReachPrometheus) {
     s.expect_no_parse_error();
 }
 
-// The README's kernel-update query, on a textfile whose kernel label changes
+// docs/fleet.md's kernel-update query, on a textfile whose kernel label changes
 // as a host's would after an update (hand-written series: what is tested is
 // the query). 6.2 costs 13% more than 6.1 and is flagged; 6.3 is cheaper.
-TEST(Fleet, ReadmeQueryFlagsAKernelUpdateThatCostMore) {
+TEST(Fleet, DocumentedQueryFlagsAKernelUpdateThatCostMore) {
     REQUIRE_DAEMONS();
     TempDir dir;
     std::string textfiles = dir.file("textfile");

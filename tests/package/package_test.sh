@@ -17,6 +17,13 @@ for f in bin/exitbench share/man/man1/exitbench.1.gz share/man/man1/exitbench-ru
          lib/systemd/system/exitbench-fleet.service lib/systemd/system/exitbench-fleet.timer; do
     [ -s "$tmp/prefix/$f" ] || fail "cmake --install did not install $f"
 done
+# The manuals, and every one the installed README links to.
+for m in statistics kernels ci fleet profiling robustness history exports kut-differences install run bench; do
+    [ -s "$tmp/prefix/share/doc/exitbench/docs/$m.md" ] || fail "cmake --install did not install docs/$m.md"
+done
+for link in $(grep -o '](docs/[a-z-]*\.md' "$tmp/prefix/share/doc/exitbench/README.md" | sed 's/^](//' | sort -u); do
+    [ -s "$tmp/prefix/share/doc/exitbench/$link" ] || fail "the installed README links to $link, which is not installed"
+done
 echo "cmake --install: $(cd "$tmp/prefix" && find . -type f | wc -l) files"
 
 (cd "$tmp" && cpack -G DEB --config "$build/CPackConfig.cmake" -B "$tmp/deb" >/dev/null)
@@ -27,6 +34,7 @@ for lib in libfmt libtracefs libtraceevent libsqlite3 libssl libstdc++; do
 done
 contents=$(dpkg-deb -c "$deb")  # into a variable: grep -q on a pipe would SIGPIPE it under pipefail
 grep -q './usr/share/doc/exitbench/copyright' <<<"$contents" || fail "the .deb carries no copyright file"
+grep -q './usr/share/doc/exitbench/docs/statistics.md' <<<"$contents" || fail "the .deb carries no manuals"
 for unit in exitbench-fleet.service exitbench-fleet.timer; do
     grep -q "./usr/lib/systemd/system/$unit" <<<"$contents" || fail "the .deb carries no $unit"
 done
@@ -75,6 +83,25 @@ grep -q "EXAMPLES" <<<"$page" || fail "exitbench-run(1) has no EXAMPLES section"
 grep -qE '^ +exitbench run$' <<<"$page" || fail "exitbench-run(1) runs its examples together"
 page=$(MANWIDTH=100 man -l "$tmp/root/usr/share/man/man1/exitbench.1.gz" 2>/dev/null)
 grep -q "compare" <<<"$page" || fail "exitbench(1) does not list compare"
+# EXIT STATUS, ENVIRONMENT, FILES and SEE ALSO on every page, made from --help
+# (packaging/manpages.sh): the root's exit statuses unless the command has its own.
+for man in "$tmp"/root/usr/share/man/man1/*.1.gz; do
+    name=$(basename "$man" .1.gz) page=$(MANWIDTH=100 man -l "$man" 2>/dev/null)
+    for section in "EXIT STATUS" ENVIRONMENT FILES "SEE ALSO"; do
+        grep -q "^$section" <<<"$page" || fail "$name(1) has no $section section"
+    done
+    grep -q 'XDG_DATA_HOME' <<<"$page" || fail "$name(1)'s ENVIRONMENT lacks XDG_DATA_HOME"
+    case $name in
+    exitbench-compare) want=("no test to compare") ;;
+    exitbench-bisect-step) want=(125 128) ;;
+    *) want=("an internal error" "interrupted by SIGINT") ;;
+    esac
+    for w in "${want[@]}"; do
+        grep -q -- "$w" <<<"$(sed -n '/^EXIT STATUS/,/^[A-Z]/p' <<<"$page")" || fail "$name(1)'s EXIT STATUS lacks '$w'"
+    done
+done
+lexgrog "$tmp/root/usr/share/man/man1/exitbench-run.1.gz" >/dev/null || fail "lexgrog finds no NAME in exitbench-run(1)"
+echo "man pages: $(ls "$tmp"/root/usr/share/man/man1/*.1.gz | wc -l), each with EXIT STATUS, ENVIRONMENT, FILES, SEE ALSO"
 if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
     listing=$("$bin" list)
     grep -q '^cpuid ' <<<"$listing" || fail "exitbench list from the package does not list cpuid"

@@ -6,7 +6,7 @@
 // one); unequal spreads between the sides; heavy repeats (1 in 50 is 55% high,
 // as seen here); and contaminated units (a share of sessions shifted +5%).
 // Each cell runs kTrials experiments; every bound is stated with its Monte
-// Carlo SE, and the table the test prints is the one the README quotes.
+// Carlo SE, and the table the test prints is the one docs/statistics.md quotes.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -30,7 +30,7 @@ bool has(const std::vector<std::string>& lines, const std::string& part) {
     return false;
 }
 
-// The README's own example: one run a side of 4 sessions. The sessions share
+// docs/statistics.md's own example: one run a side of 4 sessions. The sessions share
 // their run's process, so a 5% shift between the runs is no verdict.
 TEST(CompareSaved, OneRunASideIsNotTestableAtTheRunLevel) {
     auto c = compare_saved({"A", "B"}, {{run_of("cpuid", {100, 101, 99, 100})}, {run_of("cpuid", {105, 104, 106, 105})}});

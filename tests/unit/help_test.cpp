@@ -1,12 +1,14 @@
 // --help of every command: typed placeholders and examples that really parse.
 #include <CLI/CLI.hpp>
 #include <gtest/gtest.h>
+#include <map>
 #include <sstream>
 
 #include "cli/app.h"
 #include "cli/completion.h"
 #include "cli/errors.h"
 #include "cli/help.h"
+#include "cli/kernel_ab.h"
 #include "cli/progress.h"
 
 using namespace eb;
@@ -59,6 +61,28 @@ TEST(Help, EveryCommandShowsTwoToFourExamplesThatParse) {
         }
     });
     EXPECT_GE(commands, 15);
+}
+
+// The man pages' EXIT STATUS, ENVIRONMENT and FILES are made from --help
+// (packaging/manpages.sh): every code the enums define, every variable read.
+TEST(Help, ExitStatusEnvironmentAndFilesCarryWhatTheCodeDefines) {
+    std::map<std::string, std::string> footer;
+    cli::visit_commands([&](const CLI::App& app) { footer[cli::path_of(app)] = app.get_footer(); });
+    auto has_row = [](const std::string& text, int code) {
+        return text.find("\n  " + std::to_string(code) + " ") != std::string::npos;
+    };
+    for (const char* path : {"", "compare", "bisect-step"})
+        EXPECT_NE(footer[path].find("\nExit status:\n"), std::string::npos) << "'" << path << "'";
+    for (int code : {cli::kOk, cli::kTestFailed, cli::kUsage, cli::kHost, cli::kNotTestable, cli::kNotSaved,
+                     cli::kInternal, cli::kInterrupted})
+        EXPECT_TRUE(has_row(footer[""], code)) << code;
+    for (int code : {cli::kBisectGood, cli::kBisectBad, cli::kBisectSkip, cli::kBisectAbort})
+        EXPECT_TRUE(has_row(footer["bisect-step"], code)) << code;
+    EXPECT_FALSE(has_row(footer["bisect-step"], cli::kInternal));  // not the root's table
+    for (const char* var : {"XDG_DATA_HOME", "HOME", "TMPDIR", "PATH", "EXITBENCH_MASK_CAPS"})  // grep getenv
+        EXPECT_NE(footer[""].find("\n  " + std::string(var)), std::string::npos) << var;
+    EXPECT_NE(footer[""].find("\nFiles:\n  /dev/kvm"), std::string::npos);
+    EXPECT_NE(footer[""].find("exitbench/history.db"), std::string::npos);
 }
 
 // perf-style spelling and root options after the command.

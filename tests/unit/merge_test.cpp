@@ -104,7 +104,7 @@ TEST(Merge, OutlierFlagOnIdenticalHostsIsRareAndATenPercentHostIsCaught) {
 // Hosts whose own costs truly spread by 1%: a 3-MAD rule flags 0.27% of
 // normal data in theory, but the MAD of 8 hosts is itself noisy. Measured
 // here: 2.0% of hosts (each at least 2% off its group median); the bound is
-// a regression guard for that figure, which the README states.
+// a regression guard for that figure, which docs/exports.md states.
 TEST(Merge, OutlierFlagRateWhenHostsTrulyDifferByOnePercent) {
     FleetSim sim{.host_spread = 0.01};
     auto [fpr, power] = sim.measure(300);
