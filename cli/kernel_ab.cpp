@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli/app.h"
+#include "cli/compare_exit.h"
 #include "cli/emit.h"
 #include "cli/errors.h"
 #include "cli/history.h"
@@ -182,14 +183,27 @@ int cmd_compare_kernels(const CompareArgs& c, const KernelAbArgs& k, const std::
     doc.report = std::move(*cmp);
     doc.header = boot_header(labels, sides, plan);
     add_boot_warnings(doc.report, runs, !plan.hardware || !boot_b.plan().hardware);
-    auto done = emit(out, doc, c.db, saves);
-    if (!c.common.no_save && done.saved)
+    return conclude_boots(doc, out, c.db, saves, fail_pct, runs.interrupted, c.common.no_save ? "" : base);
+}
+
+int conclude_boots(report::Comparison& doc, const Outputs& out, const std::string& db, const std::vector<ToSave>& saves,
+                   std::optional<double> fail_pct, bool interrupted, const std::string& base) {
+    std::optional<int> gated;  // first: no export, save or signal after it can hide a regression
+    if (fail_pct) {
+        doc.gate = report::gate_view(doc.report, *fail_pct);
+        gated = apply_gate(doc.report, *fail_pct);
+    }
+    auto done = emit(out, doc, db, saves);
+    if (!base.empty() && done.saved)
         fmt::print(stderr, "exitbench: saved the boots as label:{}/A and label:{}/B\n", base, base);
-    if (!done.written) return kHost;
-    if (!done.saved) return kNotSaved;
-    if (runs.interrupted) return kInterrupted;
-    if (fail_pct) return apply_gate(doc.report, *fail_pct);
-    return kOk;
+    CompareEnd end{gated, done.written, done.saved, interrupted, doc.report.tests.empty()};
+    int rc = compare_exit(end);
+    if (rc == kTestFailed && gated && (!end.written || !end.saved || end.interrupted))
+        fmt::print(stderr, "exitbench: exit status 1 is the gate's; besides, {}\n",
+                   !end.written ? "an output could not be written"
+                   : !end.saved ? "the boots could not be saved to the history (kept in a file, named above)"
+                                : "the command was interrupted");
+    return rc;
 }
 
 CLI::App* add_bisect_command(CLI::App& app, BisectArgs& a) {

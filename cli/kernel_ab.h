@@ -9,6 +9,7 @@
 
 #include "cli/boot.h"
 #include "cli/compare.h"
+#include "cli/emit.h"
 
 namespace eb::cli {
 
@@ -23,6 +24,13 @@ struct KernelAbArgs {
 // and the machine options to `compare`.
 void add_kernel_ab_options(CLI::App& compare, KernelAbArgs& k);
 int cmd_compare_kernels(const CompareArgs& c, const KernelAbArgs& k, const std::atomic<bool>& interrupt);
+
+// The end of a host-kernel A/B, both backends: --fail-if-slower's gate
+// decided first (doc.gate set, its lines said), then the outputs and the
+// saves, and the status by compare_exit's precedence. `base` non-empty: the
+// saved labels are said.
+int conclude_boots(report::Comparison& doc, const Outputs& out, const std::string& db, const std::vector<ToSave>& saves,
+                   std::optional<double> fail_pct, bool interrupted, const std::string& base);
 
 struct BisectArgs {
     std::string good, kernel, append, boots = "3", fail_if_slower = "0", alpha = "0.05", guest_run, db, label;
