@@ -197,8 +197,8 @@ lab::KexecSpec kexec_spec(const CompareArgs& c, const KernelAbArgs& k, const std
 
 int start_plan(const CompareArgs& c, const KernelAbArgs& k, const std::string& db, const std::string& state) {
     auto spec = kexec_spec(c, k, db);
+    auto p = lab::plan_kexec(spec);  // bad input and the host's refusals first, before anything is written
     require_saveable(db);
-    auto p = lab::plan_kexec(spec);
     if (p.label.empty()) p.label = "kernel-ab-" + p.id.substr(0, p.id.find('-'));
     p.sides[0].name = "A: " + describe(k.kernel_a, k.append_a, k.modprobe_a);
     p.sides[1].name = "B: " + describe(k.kernel_b, k.append_b, k.modprobe_b);
