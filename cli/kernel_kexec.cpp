@@ -127,8 +127,11 @@ int finish_plan(lab::KexecPlan& p, const std::string& state) {
     }
     add_boot_warnings(doc.report, runs, false);
     auto out = plan_outputs("table", {}, p.json, report::Subject::Compare);
-    fmt::print(stderr, "exitbench: the boots are saved as label:{}/A and label:{}/B\n", p.label, p.label);
-    return conclude_boots(doc, out, p.db, {}, p.fail_pct, false, "");
+    bool saved = std::all_of(p.boots.begin(), p.boots.end(), [](const auto& b) { return b.result.empty() || b.saved; });
+    int rc = conclude_boots(doc, out, p.db, {}, p.fail_pct, false, "");
+    if (saved) fmt::print(stderr, "exitbench: the boots are saved as label:{}/A and label:{}/B\n", p.label, p.label);
+    else fmt::print(stderr, "exitbench: not every boot could be saved to the history (each kept in a file, named above)\n");
+    return saved || rc == kTestFailed || rc == kHost ? rc : kNotSaved;  // compare_exit's order
 }
 
 // After a boot: this boot measured if it is the plan's next, else named as a
@@ -150,7 +153,8 @@ int resume_plan(lab::KexecPlan p, const std::string& state) {
         else
             b = lab::measure_boot(p, lab::plan_dir(p.db));
         int side = p.order[p.slot - 1];
-        if (b.failure.empty()) save_run(p.db, load_result(b.result, p.db), p.label + "/" + side_letter(side), p.note);
+        if (b.failure.empty())
+            b.saved = save_run(p.db, load_result(b.result, p.db), p.label + "/" + side_letter(side), p.note);
         fmt::print(stderr, "exitbench: kexec plan {}: boot {} of {}{} ({}), boot id {}: {}{}\n", p.id, p.slot,
                    p.order.size(), p.retry ? " (retry)" : "", report::printable(p.sides[side].name), id,
                    b.failure.empty() ? "finished" : report::printable(b.failure),

@@ -38,7 +38,7 @@ std::string plan_to_json(const KexecPlan& p) {
     json boots = json::array();
     for (const auto& b : p.boots)
         boots.push_back({{"slot", b.slot}, {"side", b.side}, {"retry", b.retry}, {"boot_id", b.boot_id},
-                         {"failure", b.failure}, {"result", b.result}});
+                         {"failure", b.failure}, {"result", b.result}, {"saved", b.saved}});
     json j = {{"kexec_plan", 1},   {"id", p.id},           {"label", p.label},       {"note", p.note},
               {"db", p.db},        {"unit_dir", p.unit_dir}, {"exitbench", p.exitbench}, {"json", p.json},
               {"alpha", p.alpha},  {"sides", {side_json(p.sides[0]), side_json(p.sides[1])}},
@@ -64,7 +64,8 @@ KexecPlan plan_from_json(const std::string& text, const std::string& path) {
         p.run_args = j.at("run_args").get<std::vector<std::string>>();
         p.slot = j.at("slot"), p.retry = j.at("retry"), p.launched_from = j.at("launched_from");
         for (const auto& b : j.at("boots"))
-            p.boots.push_back({b.at("slot"), b.at("side"), b.at("retry"), b.at("boot_id"), b.at("failure"), b.at("result")});
+            p.boots.push_back({b.at("slot"), b.at("side"), b.at("retry"), b.at("boot_id"), b.at("failure"), b.at("result"),
+                               b.at("saved")});
         p.short_sides = j.at("short_sides").get<std::vector<std::string>>();
         p.done = j.at("done");
         for (int s : p.order)

@@ -24,6 +24,7 @@ struct KexecBoot {
     bool retry = false;
     std::string boot_id, failure;
     std::string result;  // the run's JSON file in the plan's folder, when it finished
+    bool saved = false;  // and saved to the history
 };
 
 struct KexecPlan {

@@ -40,7 +40,7 @@ lab::KexecPlan two_a_side(const test::TempDir& tmp) {
 TEST(KexecPlan, TheStateComesBackAsItWasWritten) {
     test::TempDir tmp;
     auto p = two_a_side(tmp);
-    lab::record_boot(p, {0, 0, false, "id-1", "", tmp.path("boot-1.json")});
+    lab::record_boot(p, {0, 0, false, "id-1", "", tmp.path("boot-1.json"), true});
     lab::record_boot(p, {0, 0, false, "id-2", "the run failed (exit 3): no /dev/kvm", ""});
     auto state = lab::plan_state_path(p.db);
     EXPECT_EQ(state, tmp.path("store/kexec-plan.json"));  // next to the history
