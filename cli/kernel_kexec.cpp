@@ -119,7 +119,7 @@ int finish_plan(lab::KexecPlan& p, const std::string& state) {
     }
     report::Comparison doc;
     doc.report = std::move(*cmp);
-    doc.header.push_back(fmt::format("kexec'd kernels on this host (bare metal), plan {}", p.id));
+    doc.header.push_back(fmt::format("kexec'd kernels on this machine (no QEMU: its own figures), plan {}", p.id));
     for (int s = 0; s < 2; ++s) {
         std::vector<std::string> ids;
         for (const auto& r : sides[size_t(s)]) ids.push_back(r.provenance.boot_id);
