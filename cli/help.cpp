@@ -47,10 +47,7 @@ const std::map<std::string, std::vector<std::string>, std::less<>>& examples() {
         {"compare", {"exitbench compare a1.json a2.json a3.json --vs b1.json b2.json b3.json",
                      "exitbench compare label:before label:after --fail-if-slower 2",
                      "exitbench compare cpuid --a '--guest-efer nx=off' --b '--guest-efer nx=on' --rounds 10",
-                     "exitbench compare --against last",
-                     "sudo exitbench compare --backend kexec --kernel-a /boot/vmlinuz-6.1.0-57-amd64 --kernel-b "
-                     "/boot/vmlinuz-6.1.0-57-amd64 --append-b spectre_bhi=off --boots 3 cpuid",
-                     "exitbench compare --status"}},
+                     "exitbench compare --against last"}},
         {"calibrate", {"exitbench calibrate cpuid inl_from_kernel",
                        "exitbench calibrate cpuid --runs 10 --sessions 3 --repeats 4 --target 0.5",
                        "exitbench calibrate cpuid --iterations 10000 --db lab.db"}},
