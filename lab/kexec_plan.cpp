@@ -220,6 +220,7 @@ bool remove_unit(const std::string& unit_dir) {
     std::error_code ec;
     bool link = fs::remove(unit_dir + "/" + kUnitWantedBy + ".wants/" + kUnitName, ec);
     bool unit = fs::remove(unit_dir + "/" + kUnitName, ec);
+    fs::remove(unit_dir + "/" + kUnitWantedBy + ".wants", ec);  // only when empty: others' links stay
     return link || unit;
 }
 

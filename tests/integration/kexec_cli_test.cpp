@@ -98,6 +98,7 @@ TEST_F(KexecCli, APlanStartsSaysWhereItStandsAndAbortLeavesNoUnit) {
     EXPECT_NE(a.out.find("aborted: its unit and its state removed"), std::string::npos) << a.out;
     EXPECT_FALSE(fs::exists(temp_path("units/exitbench-kexec-plan.service")));
     EXPECT_FALSE(fs::is_symlink(temp_path("units/multi-user.target.wants/exitbench-kexec-plan.service")));
+    EXPECT_FALSE(fs::exists(temp_path("units/multi-user.target.wants")));  // nothing of the unit left
     EXPECT_FALSE(fs::exists(temp_path("store/kexec-plan.json")));
     EXPECT_FALSE(fs::exists(temp_path("store/kexec-plan.d")));
     auto none = cli({"compare", "--status"});

@@ -154,7 +154,13 @@ TEST(KexecUnit, InstalledEnabledThenRemovedWithoutATrace) {
     EXPECT_FALSE(lab::unit_installed(p.unit_dir));
     EXPECT_FALSE(fs::is_symlink(link));
     EXPECT_FALSE(fs::exists(p.unit_dir + "/" + lab::kUnitName));
+    EXPECT_FALSE(fs::exists(p.unit_dir + "/multi-user.target.wants"));  // it held only our link
     EXPECT_FALSE(lab::remove_unit(p.unit_dir));  // nothing left to remove
+    // Another unit's link in the .wants folder stays, and so does the folder.
+    lab::install_unit(p.unit_dir, lab::unit_text(p));
+    fs::create_symlink("/dev/null", p.unit_dir + "/multi-user.target.wants/other.service");
+    EXPECT_TRUE(lab::remove_unit(p.unit_dir));
+    EXPECT_TRUE(fs::is_symlink(p.unit_dir + "/multi-user.target.wants/other.service"));
 }
 
 // Bad input before anything is written: the kernel first.
