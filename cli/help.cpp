@@ -30,7 +30,7 @@ const std::map<std::string, std::string, std::less<>>& placeholders() {
         {"append-b", "ARGS"}, {"modprobe", "'MODULE P=V ...'"}, {"modprobe-a", "'MODULE P=V ...'"},
         {"modprobe-b", "'MODULE P=V ...'"}, {"initrd", "FILE"}, {"modules", "DIR"}, {"accel", "auto|kvm|tcg"},
         {"cpus", "N"}, {"memory", "MIB"}, {"boot-timeout", "DURATION"}, {"boots", "N"}, {"guest-run", "OPTIONS"},
-        {"good", "LABEL"}, {"args", "ARG"},
+        {"good", "LABEL"}, {"args", "ARG"}, {"backend", "qemu|kexec"}, {"unit-dir", "DIR"},
         // kselftest-install
         {"dir", "DIR"}, {"timeout", "DURATION"}, {"run_args", "RUN-ARG"},
     };

@@ -5,9 +5,11 @@
 #include <fmt/format.h>
 
 #include "cli/app.h"
+#include "cli/compare_exit.h"
 #include "cli/emit.h"
 #include "cli/errors.h"
 #include "cli/history.h"
+#include "cli/kernel_kexec.h"
 #include "cli/parse.h"
 #include "cli/run_options.h"
 #include "lab/kernel_ab.h"
@@ -30,6 +32,7 @@ void add_kernel_ab_options(CLI::App& cmd, KernelAbArgs& k) {
     cmd.add_option("--guest-run", k.guest_run, "more options for the run inside each boot, as one string (compare's "
                                                "run options, -n, -r, --sessions ..., go there too)");
     add_machine_options(cmd, k.machine);
+    add_kexec_options(cmd, k);
 }
 
 namespace {
@@ -43,12 +46,16 @@ std::string now_stamp() {
     return buf;
 }
 
+} // namespace
+
 std::string describe(const std::string& kernel, const std::string& append, const std::vector<std::string>& modprobe) {
     std::string d = std::filesystem::path(kernel).filename().string();
     if (!append.empty()) d += " '" + append + "'";
     for (const auto& m : modprobe) d += " [" + m + "]";
     return d;
 }
+
+namespace {
 
 std::string eta_text(double s) {
     if (s < 0) return "ETA unknown";
@@ -73,6 +80,8 @@ lab::AbRuns boot_in_turn(const std::vector<lab::Booter*>& booters, const std::ve
     return lab::run_boots(order, [&](int side) { return booters[size_t(side)]->boot(interrupt); }, interrupt, obs);
 }
 
+} // namespace
+
 // A compare with no live or saved-mode option of its own: the run options
 // go to the run inside each boot.
 void reject_other_modes(const CompareArgs& c) {
@@ -88,7 +97,7 @@ void reject_other_modes(const CompareArgs& c) {
 }
 
 std::vector<std::string> guest_run_args(const std::vector<std::string>& tests, const std::string& guest_run,
-                                        const std::vector<std::string>& run_opts = {}) {
+                                        const std::vector<std::string>& run_opts) {
     std::vector<std::string> args{"run"};
     args.insert(args.end(), tests.begin(), tests.end());
     args.insert(args.end(), run_opts.begin(), run_opts.end());
@@ -112,10 +121,6 @@ void add_boot_warnings(suite::ComparisonReport& cmp, const lab::AbRuns& runs, bo
     if (emulated) cmp.warnings.push_back(suite::kEmulatedNote);
 }
 
-} // namespace
-
-namespace {
-
 // The comparison of what the boots brought back, or nullopt (said why on
 // stderr) when a side has no finished boot at all.
 std::optional<suite::ComparisonReport> compare_boots(const std::vector<std::string>& labels,
@@ -128,6 +133,8 @@ std::optional<suite::ComparisonReport> compare_boots(const std::vector<std::stri
         }
     return suite::compare_saved(labels, sides, alpha);
 }
+
+namespace {
 
 std::vector<std::string> boot_header(const std::vector<std::string>& labels,
                                      const std::vector<std::vector<suite::RunReport>>& sides, const lab::BootPlan& plan) {
@@ -144,6 +151,9 @@ std::vector<std::string> boot_header(const std::vector<std::string>& labels,
 } // namespace
 
 int cmd_compare_kernels(const CompareArgs& c, const KernelAbArgs& k, const std::atomic<bool>& interrupt) {
+    if (k.backend != "qemu" && k.backend != "kexec")
+        throw UsageError(fmt::format("--backend takes qemu or kexec, not '{}'", k.backend));
+    if (k.kexec()) return cmd_compare_kexec(c, k);
     reject_other_modes(c);
     if (k.kernel_a.empty() || k.kernel_b.empty()) throw UsageError("a host-kernel A/B needs --kernel-a and --kernel-b");
     if (k.boots.empty()) throw UsageError("--kernel-a/--kernel-b need --boots N (boots a side; 3 or more for a verdict)");
@@ -182,14 +192,27 @@ int cmd_compare_kernels(const CompareArgs& c, const KernelAbArgs& k, const std::
     doc.report = std::move(*cmp);
     doc.header = boot_header(labels, sides, plan);
     add_boot_warnings(doc.report, runs, !plan.hardware || !boot_b.plan().hardware);
-    auto done = emit(out, doc, c.db, saves);
-    if (!c.common.no_save && done.saved)
+    return conclude_boots(doc, out, c.db, saves, fail_pct, runs.interrupted, c.common.no_save ? "" : base);
+}
+
+int conclude_boots(report::Comparison& doc, const Outputs& out, const std::string& db, const std::vector<ToSave>& saves,
+                   std::optional<double> fail_pct, bool interrupted, const std::string& base) {
+    std::optional<int> gated;  // first: no export, save or signal after it can hide a regression
+    if (fail_pct) {
+        doc.gate = report::gate_view(doc.report, *fail_pct);
+        gated = apply_gate(doc.report, *fail_pct);
+    }
+    auto done = emit(out, doc, db, saves);
+    if (!base.empty() && done.saved)
         fmt::print(stderr, "exitbench: saved the boots as label:{}/A and label:{}/B\n", base, base);
-    if (!done.written) return kHost;
-    if (!done.saved) return kNotSaved;
-    if (runs.interrupted) return kInterrupted;
-    if (fail_pct) return apply_gate(doc.report, *fail_pct);
-    return kOk;
+    CompareEnd end{gated, done.written, done.saved, interrupted, doc.report.tests.empty()};
+    int rc = compare_exit(end);
+    if (rc == kTestFailed && gated && (!end.written || !end.saved || end.interrupted))
+        fmt::print(stderr, "exitbench: exit status 1 is the gate's; besides, {}\n",
+                   !end.written ? "an output could not be written"
+                   : !end.saved ? "the boots could not be saved to the history (kept in a file, named above)"
+                                : "the command was interrupted");
+    return rc;
 }
 
 CLI::App* add_bisect_command(CLI::App& app, BisectArgs& a) {

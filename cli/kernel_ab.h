@@ -9,6 +9,8 @@
 
 #include "cli/boot.h"
 #include "cli/compare.h"
+#include "cli/emit.h"
+#include "lab/kernel_ab.h"
 
 namespace eb::cli {
 
@@ -16,13 +18,36 @@ struct KernelAbArgs {
     std::string kernel_a, kernel_b, append_a, append_b, boots, guest_run;
     std::vector<std::string> modprobe_a, modprobe_b;
     MachineArgs machine;
-    bool active() const { return !kernel_a.empty() || !kernel_b.empty(); }
+    std::string backend = "qemu", unit_dir = "/etc/systemd/system";  // --backend kexec (cli/kernel_kexec.h)
+    bool status = false, abort = false, resume = false;
+    bool kexec() const { return backend == "kexec" || status || abort || resume; }
+    bool active() const { return !kernel_a.empty() || !kernel_b.empty() || kexec(); }
 };
 
 // Adds --kernel-a/-b, --append-a/-b, --modprobe-a/-b, --boots, --guest-run
 // and the machine options to `compare`.
 void add_kernel_ab_options(CLI::App& compare, KernelAbArgs& k);
 int cmd_compare_kernels(const CompareArgs& c, const KernelAbArgs& k, const std::atomic<bool>& interrupt);
+
+// The end of a host-kernel A/B, both backends: --fail-if-slower's gate
+// decided first (doc.gate set, its lines said), then the outputs and the
+// saves, and the status by compare_exit's precedence. `base` non-empty: the
+// saved labels are said.
+int conclude_boots(report::Comparison& doc, const Outputs& out, const std::string& db, const std::vector<ToSave>& saves,
+                   std::optional<double> fail_pct, bool interrupted, const std::string& base);
+
+// Shared with the kexec backend (cli/kernel_kexec.cpp).
+std::string describe(const std::string& kernel, const std::string& append, const std::vector<std::string>& modprobe);
+std::vector<std::string> guest_run_args(const std::vector<std::string>& tests, const std::string& guest_run,
+                                        const std::vector<std::string>& run_opts = {});
+// A compare with no live or saved-mode option of its own; UsageError.
+void reject_other_modes(const CompareArgs& c);
+// The comparison of the boots, or nullopt (said why on stderr) when a side has none.
+std::optional<suite::ComparisonReport> compare_boots(const std::vector<std::string>& labels,
+                                                     const std::vector<std::vector<suite::RunReport>>& sides,
+                                                     double alpha);
+// Failed boots, short sides and (emulated) the emulation said in the comparison.
+void add_boot_warnings(suite::ComparisonReport& cmp, const lab::AbRuns& runs, bool emulated);
 
 struct BisectArgs {
     std::string good, kernel, append, boots = "3", fail_if_slower = "0", alpha = "0.05", guest_run, db, label;

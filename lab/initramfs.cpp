@@ -36,15 +36,14 @@ std::string kernel_release(const std::string& image) {
     return release;
 }
 
-namespace {
-
-// "kernel/arch/x86/kvm/kvm-amd.ko.xz" -> "kvm_amd"
 std::string module_name(const std::string& path) {
     std::string n = fs::path(path).filename().string();
     n = n.substr(0, n.find(".ko"));
     std::replace(n.begin(), n.end(), '-', '_');
     return n;
 }
+
+namespace {
 
 struct DepTable {
     std::map<std::string, std::pair<std::string, std::vector<std::string>>> by_name;  // path, deps
@@ -89,6 +88,10 @@ std::vector<std::string> chain(const DepTable& t, const std::string& name, const
 }
 
 } // namespace
+
+std::vector<std::string> module_chain(const std::string& dir, const std::string& release, const std::string& name) {
+    return chain(read_deps(dir, release), name, dir);
+}
 
 GuestModules find_guest_modules(const std::string& dir, const std::string& release) {
     auto t = read_deps(dir, release);
@@ -245,11 +248,12 @@ void build_initramfs(const InitramfsSpec& spec, const std::string& scratch, cons
         auto bb = sys::find_program("busybox");
         if (!bb) throw HostError("no busybox on this host (install busybox-static)");
         copy_with_libs(*bb, root, "/bin/busybox");
+        for (const auto& p : spec.programs) copy_with_libs(p, root, "/usr/sbin/" + fs::path(p).filename().string());
         std::set<std::string> mods;
-        for (const auto* list : {&spec.modules.base, &spec.modules.amd, &spec.modules.intel})
+        for (const auto* list : {&spec.modules.base, &spec.modules.amd, &spec.modules.intel, &spec.extra_modules})
             mods.insert(list->begin(), list->end());
         for (const auto& m : mods) copy_module(spec.modules.dir, m, root);
-        sys::write_file(root + "/init", init_script(spec), 0755);
+        sys::write_file(root + "/init", spec.init.empty() ? init_script(spec) : spec.init, 0755);
     } catch (const fs::filesystem_error& e) {
         throw HostError(fmt::format("cannot assemble the initramfs: {}", e.what()));
     }

@@ -23,6 +23,13 @@ struct GuestModules {
 };
 GuestModules find_guest_modules(const std::string& dir, const std::string& release);
 
+// One module and what it needs, in load order, relative to `dir`; empty
+// when it is built in. Throws InputError when it is missing.
+std::vector<std::string> module_chain(const std::string& dir, const std::string& release, const std::string& name);
+// "kvm_amd" from "kernel/arch/x86/kvm/kvm-amd.ko.xz": the name it has in
+// the initramfs's /modules (NAME.ko).
+std::string module_name(const std::string& path);
+
 // "kvm_amd nested=1 avic=1": module name to its parameters, from --modprobe
 // words; only kvm, kvm_amd and kvm_intel take parameters here.
 std::map<std::string, std::string> parse_modprobe(const std::vector<std::string>& specs);
@@ -33,6 +40,11 @@ struct InitramfsSpec {
     std::map<std::string, std::string> params;  // parse_modprobe
     std::vector<std::string> args;              // exitbench's, inside
     bool want_result = false;                   // args is a run: bring its JSON back
+    // For a guest of another purpose (tests/nested/kexec_test.cpp): more
+    // programs, copied with their libraries into /usr/sbin, more modules,
+    // and its own /init instead of the one that runs `args`.
+    std::vector<std::string> programs, extra_modules;
+    std::string init;
 };
 
 // Writes the archive (cpio newc, uncompressed: gunzip under TCG costs more
