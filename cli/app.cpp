@@ -376,12 +376,39 @@ int as_kselftest(int rc, const std::string& why) {
 
 int run_guarded(const std::function<int()>& command) { return guarded(command); }
 
+namespace {
+
+// Whether the command is bisect-step: its first word after the root options.
+bool names_bisect_step(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        std::string_view w = argv[i];
+        if (w == "--device") ++i;
+        else if (!w.starts_with("-")) return w == "bisect-step";
+    }
+    return false;
+}
+
+// git bisect run reads any status but 0, 125 and 128..255 as "bad": a typo
+// or a host error must stop the bisection, not mark the commit.
+int as_bisect(int rc) {
+    switch (rc) {
+    case kBisectGood: case kBisectBad: case kBisectSkip: case kBisectAbort: case kInterrupted: return rc;
+    default: return kBisectAbort;
+    }
+}
+
+} // namespace
+
 int main(int argc, char** argv) {
     // Write errors come back as errors (EPIPE, EFBIG) instead of killing the
     // process before it has written its files.
     std::signal(SIGPIPE, SIG_IGN);
     std::signal(SIGXFSZ, SIG_IGN);
     Commands c;
+    if (names_bisect_step(argc, argv)) {
+        if (auto rc = parse(c, argc, argv)) return as_bisect(*rc);
+        return as_bisect(guarded([&] { return dispatch(c); }));
+    }
     if (auto rc = parse(c, argc, argv)) return ktap_stdout(c.stdout_format()) ? as_kselftest(*rc, g_error_line) : *rc;
     // Bad input exits 2 and a host that cannot run exitbench 3, each with one line;
     // with --format ktap, kselftest's codes instead (cli/kselftest.h).

@@ -49,8 +49,9 @@ Rows bisect_exits() {
         {code(kBisectBad), "bad: a test shown slower than --fail-if-slower, after Holm's correction"},
         {code(kBisectSkip), "not testable: a kernel that cannot be booted, a failed boot, fewer boots than "
                             "--boots, no verdict (git bisect skips the commit)"},
-        {code(kBisectAbort), "stop the bisection: its own input is bad (--boots, --fail-if-slower, --alpha, the "
-                             "--good label's runs, a store it cannot save to)"},
+        {code(kBisectAbort), "stop the bisection: its own input is bad (a command line the parser rejects, "
+                             "--boots, --fail-if-slower, --alpha, the --good label's runs, a store it cannot save "
+                             "to), an output that cannot be written, an internal error"},
         {code(kInterrupted), "interrupted by SIGINT, SIGTERM or SIGHUP"},
     };
 }
@@ -61,10 +62,10 @@ std::string exit_status_help(std::string_view path) {
     if (path == "compare") return "";
     if (path == "bisect-step")
         return table("Exit status", bisect_exits(),
-                     fmt::format("A command line the parser rejects (an unknown option, no --good) exits {}, an output "
-                                 "that cannot be written {}, an internal error {}, as for every command; git bisect "
-                                 "run reads those as bad.",
-                                 static_cast<int>(kUsage), static_cast<int>(kHost), static_cast<int>(kInternal)));
+                     fmt::format("No other status: what every other command exits {}, {} or {} with, bisect-step "
+                                 "exits {} with (git bisect run would read those as bad).",
+                                 static_cast<int>(kUsage), static_cast<int>(kHost), static_cast<int>(kInternal),
+                                 static_cast<int>(kBisectAbort)));
     return table("Exit status", general_exits(),
                  fmt::format("With --format ktap (run, compare, recipe run), kselftest's instead: {} pass, {} fail "
                              "(usage and host errors too), {} skip, {} interrupted.",

@@ -90,4 +90,13 @@ TEST_F(BootInput, BisectStepStopsTheBisectionOnItsOwnBadInput) {
     EXPECT_EQ(r.rc, 128) << r.err;
     EXPECT_TRUE(one_line(r.err)) << r.err;
     EXPECT_NE(r.err.find("stopping the bisection"), std::string::npos) << r.err;
+    // A command line the parser rejects, or a kernel that is not one: 128 too, never 2 or 3 ("bad").
+    for (const auto& bad : std::vector<std::vector<std::string>>{
+             {"bisect-step", "--kernel", fake_kernel(), "--boots", "3", "cpuid"},  // no --good
+             {"bisect-step", "--good", "x", "--kernel", fake_kernel(), "--no-such-option", "cpuid"},
+             {"--device", "/dev/kvm", "bisect-step", "--good", "x", "--kernel", fake_kernel(), "--boots", "zero"}}) {
+        auto e = run_cli(bad);
+        EXPECT_EQ(e.rc, 128) << bad.back() << ": " << e.err;
+        EXPECT_TRUE(one_line(e.err)) << e.err;
+    }
 }
