@@ -69,13 +69,15 @@ lab::AbRuns boot_in_turn(const std::vector<lab::Booter*>& booters, const std::ve
                          const std::vector<int>& order, const std::atomic<bool>& interrupt) {
     lab::AbObserver obs;
     obs.starting = [&](unsigned slot, unsigned total, int side, double eta) {
-        fmt::print(stderr, "exitbench: boot {} of {} ({}), {}\n", slot, total, report::printable(names[size_t(side)]),
-                   eta_text(eta));
+        note(fmt::format("boot {} of {} ({}), {}", slot, total, report::printable(names[size_t(side)]), eta_text(eta)));
     };
     obs.done = [&](const lab::BootAttempt& a, const lab::BootOutcome& o) {
-        fmt::print(stderr, "exitbench: boot {}{} ({}): {}{}\n", a.slot, a.retry ? " (retry)" : "",
-                   names[size_t(a.side)].substr(0, names[size_t(a.side)].find(':')), boot_line(booters[size_t(a.side)]->plan(), o),
-                   o.ok() || a.retry || o.interrupted ? "" : "; retrying once");
+        std::string line = fmt::format("boot {}{} ({}): {}{}", a.slot, a.retry ? " (retry)" : "",
+                                       names[size_t(a.side)].substr(0, names[size_t(a.side)].find(':')),
+                                       boot_line(booters[size_t(a.side)]->plan(), o),
+                                       o.ok() || a.retry || o.interrupted ? "" : "; retrying once");
+        if (o.ok()) note(line);  // a failed boot is said under --quiet too
+        else fmt::print(stderr, "exitbench: {}\n", line);
     };
     return lab::run_boots(order, [&](int side) { return booters[size_t(side)]->boot(interrupt); }, interrupt, obs);
 }
@@ -171,7 +173,7 @@ int cmd_compare_kernels(const CompareArgs& c, const KernelAbArgs& k, const std::
     lab::Booter boot_a(std::move(plan_a)), boot_b(std::move(plan_b));
     std::vector<lab::Booter*> booters{&boot_a, &boot_b};
     const auto& plan = boot_a.plan();
-    fmt::print(stderr, "exitbench: {}\n", plan.accel_why);
+    note(plan.accel_why);
     std::vector<std::string> labels{"A: " + describe(k.kernel_a, k.append_a, k.modprobe_a),
                                     "B: " + describe(k.kernel_b, k.append_b, k.modprobe_b)};
     auto runs = boot_in_turn(booters, labels, lab::counterbalanced(n), interrupt);
@@ -204,7 +206,7 @@ int conclude_boots(report::Comparison& doc, const Outputs& out, const std::strin
     }
     auto done = emit(out, doc, db, saves);
     if (!base.empty() && done.saved)
-        fmt::print(stderr, "exitbench: saved the boots as label:{}/A and label:{}/B\n", base, base);
+        note(fmt::format("saved the boots as label:{}/A and label:{}/B", base, base));
     CompareEnd end{gated, done.written, done.saved, interrupted, doc.report.tests.empty()};
     int rc = compare_exit(end);
     if (rc == kTestFailed && gated && (!end.written || !end.saved || end.interrupted))
@@ -274,7 +276,7 @@ int cmd_bisect_step(const BisectArgs& a, const std::atomic<bool>& interrupt) {
         fmt::print(stderr, "exitbench: bisect-step: not testable: {}\n", report::printable(e.what()));
         return kBisectSkip;
     }
-    fmt::print(stderr, "exitbench: {}\n", booter->plan().accel_why);
+    note(booter->plan().accel_why);
     std::vector<lab::Booter*> one{&*booter};
     const auto& plan = booter->plan();
     std::vector<std::string> names{"candidate: " + describe(a.kernel, a.append, a.modprobe)};
