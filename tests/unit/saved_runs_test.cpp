@@ -1,11 +1,12 @@
-// lab's saved-run use cases, called as a library: history references and
-// the save that keeps a refused result in a file.
+// lab's saved-run use cases, called as a library: history references, the
+// save that keeps a refused result in a file, and compare's saved mode.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
 
+#include "lab/compare_saved.h"
 #include "lab/saved_runs.h"
 #include "lab/suggest.h"
 #include "result/json.h"
@@ -30,6 +31,12 @@ suite::RunReport saved_run(std::initializer_list<const char*> tests, double cost
         r.results.push_back(res);
     }
     return r;
+}
+
+std::string write_run(const test::TempDir& tmp, const std::string& name, const suite::RunReport& r) {
+    auto path = tmp.path(name);
+    sys::write_file(path, result::to_json(r).dump());
+    return path;
 }
 
 // TMPDIR pointed at a directory of the test's own while it lives.
@@ -83,4 +90,29 @@ TEST(LabSavedRuns, ARefusedSaveKeepsTheResultInAFile) {
             EXPECT_EQ(lab::load_result(e.path().string(), "").results.at(0).name, "cpuid");
         }
     EXPECT_EQ(kept, 1u);
+}
+
+TEST(LabCompareSaved, TwoFilesAreComparedTestByTest) {
+    test::TempDir tmp;
+    auto a = write_run(tmp, "a.json", saved_run({"cpuid", "vmcall"}, 100));
+    auto b = write_run(tmp, "b.json", saved_run({"cpuid"}, 120));
+    std::vector<std::string> header;
+    auto cmp = lab::compare_saved({{a}, {b}}, tmp.path("h.db"), 0.05, header);
+    ASSERT_FALSE(cmp.tests.empty());
+    EXPECT_EQ(cmp.tests[0].test, "cpuid");
+    ASSERT_EQ(cmp.tests[0].vs_first.size(), 1u) << "B against A";
+    EXPECT_EQ(cmp.labels, (std::vector<std::string>{a, b})) << "a side of one file is named by it";
+    ASSERT_FALSE(header.empty());
+    EXPECT_EQ(header[0], "saved results: 1 vs 1 file(s)");
+}
+
+TEST(LabCompareSaved, TheSameInputTwiceOrNoSharedTestIsBadInput) {
+    test::TempDir tmp;
+    auto a = write_run(tmp, "a.json", saved_run({"cpuid"}, 100));
+    auto copy = write_run(tmp, "copy.json", saved_run({"cpuid"}, 100));
+    auto other = write_run(tmp, "other.json", saved_run({"vmcall"}, 100, "b2"));
+    std::vector<std::string> header;
+    EXPECT_THROW(lab::compare_saved({{a}, {a}}, "", 0.05, header), InputError);
+    EXPECT_THROW(lab::compare_saved({{a}, {copy}}, "", 0.05, header), InputError) << "same content";
+    EXPECT_THROW(lab::compare_saved({{a}, {other}}, "", 0.05, header), InputError);
 }
