@@ -30,7 +30,7 @@
 #include "cli/profile.h"
 #include "cli/recipe.h"
 #include "cli/run.h"
-#include "cli/suggest.h"
+#include "lab/suggest.h"
 #include "lab/version.h"
 #include "profile/record.h"
 #include "report/exporter.h"
@@ -231,7 +231,7 @@ std::string typo_hint(const CLI::App& root, int argc, char** argv) {
         if (w.empty()) continue;
         bool word = cmd == &root && w.front() != '-';
         if ((!w.starts_with("--") && !word) || std::find(known.begin(), known.end(), w) != known.end()) continue;
-        if (auto s = suggest(w, known)) return fmt::format(" (did you mean '{}'?)", *s);
+        if (auto s = lab::suggest(w, known)) return fmt::format(" (did you mean '{}'?)", *s);
     }
     return "";
 }

@@ -8,7 +8,7 @@
 
 #include "cli/errors.h"
 #include "cli/run.h"
-#include "cli/suggest.h"
+#include "lab/suggest.h"
 #include "sys/file.h"
 #include "sys/io.h"
 
@@ -83,7 +83,7 @@ std::unique_ptr<report::Exporter> stdout_exporter(const std::string& name, repor
     if (f && f->applies(s)) return f->make();
     if (f)
         throw UsageError(fmt::format("--format {} does not apply to {}; one of {}", name, report::subject_name(s), names(s)));
-    auto guess = suggest(name, report::format_names(s));
+    auto guess = lab::suggest(name, report::format_names(s));
     throw UsageError(fmt::format("--format: unknown format '{}'{}; one of {}", name,
                                  guess ? fmt::format(" (did you mean '{}'?)", *guess) : "", names(s)));
 }

@@ -20,8 +20,8 @@
 
 #include "cli/app.h"
 #include "cli/errors.h"
-#include "cli/suggest.h"
 #include "history/store.h"
+#include "lab/suggest.h"
 #include "result/calibration_json.h"
 #include "result/json.h"
 #include "report/sanitize.h"
@@ -34,56 +34,9 @@ namespace eb::cli {
 namespace {
 
 using history::Store;
-
-// Every store problem is bad input: one line, exit 2. Another user's read
-// is immutable (history/path.cpp), and a writer's checkpoint overlapping it
-// reads as "malformed" for that instant: a read is tried again a few times
-// (375 ms in all) before that is taken for the store's state. Commands
-// print only after their queries, so a retry repeats no output.
-template <class F>
-auto with_store(const std::string& db, Store::Mode mode, F&& f) {
-    for (int wait_ms = 25;; wait_ms *= 2) {
-        try {
-            Store st(db_path(db), mode);
-            return f(st);
-        } catch (const history::StoreError& e) {
-            bool again = mode == Store::Mode::ReadOnly && wait_ms <= 200 &&
-                         std::string_view(e.what()).find("malformed") != std::string_view::npos;
-            if (!again) throw UsageError(e.what());
-            std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
-        }
-    }
-}
-
-int64_t parse_id(const std::string& s) {
-    std::string digits = s.starts_with("run:") ? s.substr(4) : s;
-    if (digits.empty() || digits.size() > 18 || !std::all_of(digits.begin(), digits.end(), ::isdigit))
-        throw UsageError(fmt::format("'{}' is not a run id (a number, as 'history list' shows)", s));
-    return std::stoll(digits);
-}
-
-[[noreturn]] void unknown_id(Store& st, int64_t id) {
-    std::vector<std::string> ids;
-    for (auto i : st.ids()) ids.push_back(std::to_string(i));
-    auto s = suggest(std::to_string(id), ids);
-    throw UsageError(fmt::format("no run {} in {}{}", id, st.path(), s ? fmt::format(" (did you mean {}?)", *s) : ""));
-}
-
-history::RunRow require_run(Store& st, int64_t id) {
-    auto row = st.run(id);
-    if (!row) unknown_id(st, id);
-    return *row;
-}
-
-suite::RunReport parse_saved(const std::string& text, int64_t id) {
-    try {
-        return result::from_json(nlohmann::json::parse(text));
-    } catch (const InputError& e) {
-        throw InputError(fmt::format("run {}: the saved result does not read back: {}", id, e.what()));
-    } catch (const nlohmann::json::exception& e) {
-        throw InputError(fmt::format("run {}: the saved result does not read back: {}", id, e.what()));
-    }
-}
+using lab::parse_saved;
+using lab::require_run;
+using lab::with_store;
 
 // Labels, notes, host names, file names and command lines come from a store
 // that may be shared: every line goes through the printable filter.
@@ -109,7 +62,7 @@ int list_runs(Store& st, const HistoryArgs& a) {
         throw UsageError(fmt::format("--since takes a UTC date, YYYY-MM-DD[THH:MM[:SS]], not '{}'", a.since));
     auto rows = st.list({a.label, a.test, a.since});
     if (!a.label.empty() && rows.empty() && st.runs_with_label(a.label).empty()) {
-        auto s = suggest(a.label, st.labels());
+        auto s = lab::suggest(a.label, st.labels());
         throw UsageError(fmt::format("no run is labelled '{}'{}", a.label, s ? fmt::format(" (did you mean '{}'?)", *s) : ""));
     }
     say("{:>5}  {:<20}  {:<16}  {:<24}  {:<12}  {}", "id", "time (UTC)", "host", "kernel", "label", "tests");
@@ -202,88 +155,12 @@ int trend(Store& st, const std::string& test, const std::string& host, const std
     return kOk;
 }
 
-// What a failed save kept: `text` written beside the store, else in TMPDIR,
-// as DB.unsaved-STAMP-PID[-N].json; then the command that stores it, made
-// from the file's name by `command`. False if no file could be written.
-bool keep_in_file(const std::string& db, std::string stamp, const std::string& text,
-                  const std::function<std::string(const std::string&)>& command) {
-    stamp.erase(std::remove(stamp.begin(), stamp.end(), ':'), stamp.end());
-    std::string base = fmt::format("{}.unsaved-{}-{}", std::filesystem::path(db).filename().string(), stamp,
-                                   ::getpid());
-    std::error_code ec;
-    auto tmp = std::filesystem::temp_directory_path(ec);  // TMPDIR, else /tmp
-    for (auto dir : {std::filesystem::path(db).parent_path(), ec ? std::filesystem::path("/tmp") : tmp}) {
-        // A live compare keeps one file per configuration: never one over another.
-        std::string kept = (dir / (base + ".json")).string();
-        for (int n = 2; std::filesystem::exists(kept, ec); ++n)
-            kept = (dir / fmt::format("{}-{}.json", base, n)).string();
-        try {
-            sys::write_file(kept, text);
-        } catch (const std::exception& e) {
-            fmt::print(stderr, "exitbench: error: {}\n", report::printable(e.what()));
-            continue;
-        }
-        // The command is printable ASCII by construction (shell_word), and must stay pasteable.
-        fmt::print(stderr, "exitbench: the result is kept in {}; to save it: {}\n", report::printable(kept),
-                   command(kept));
-        return true;
-    }
-    fmt::print(stderr, "exitbench: error: the result could not be kept in a file either; it is on stdout only\n");
-    return false;
-}
-
-void keep_unsaved(const std::string& db, const suite::RunReport& r, const std::string& label,
-                  const std::string& note) {
-    keep_in_file(db, r.provenance.timestamp_utc, result::to_json(r).dump(2) + "\n", [&](const std::string& kept) {
-        std::string cmd = fmt::format("exitbench import run {} --db {}", report::shell_word(kept),
-                                      report::shell_word(db));
-        if (!label.empty()) cmd += " --label " + report::shell_word(label);
-        if (!note.empty()) cmd += " --note " + report::shell_word(note);
-        return cmd;
-    });
-}
-
 } // namespace
 
-std::string db_path(const std::string& db) {
-    if (!db.empty()) return db;
-    try {
-        return history::default_path();
-    } catch (const history::StoreError& e) {
-        throw UsageError(e.what());
-    }
-}
-
-void require_saveable(const std::string& db) {
-    try {
-        history::check_save_target(db_path(db));
-    } catch (const history::StoreError& e) {
-        throw UsageError(e.what());
-    }
-}
-
 bool save_run(const std::string& db, const suite::RunReport& r, const std::string& label, const std::string& note) {
-    std::string path = db_path(db);
-    try {
-        auto id = history::save_run(path, r, label, note);
-        cli::note(fmt::format("saved as run {} in {}", id, report::printable(path)));
-        return true;
-    } catch (const std::exception& e) {
-        fmt::print(stderr, "exitbench: error: not saved to the history: {}\n", report::printable(e.what()));
-    }
-    keep_unsaved(path, r, label, note);
-    return false;
-}
-
-bool keep_unsaved_calibration(const std::string& db, const std::string& why, const suite::Calibration& c,
-                              const std::vector<suite::RunReport>& runs) {
-    fmt::print(stderr, "exitbench: error: the calibration is not stored: {}\n", report::printable(why));
-    nlohmann::json doc{{"schema", result::kCalibrationFileSchema}, {"calibration", result::calibration_to_json(c)},
-                       {"runs", nlohmann::json::array()}};
-    for (const auto& r : runs) doc["runs"].push_back(result::to_json(r));
-    return keep_in_file(db, c.timestamp_utc, doc.dump(2) + "\n", [&](const std::string& kept) {
-        return fmt::format("exitbench import calibration {} --db {}", report::shell_word(kept), report::shell_word(db));
-    });
+    auto id = lab::save_run(db, r, label, note);
+    if (id) cli::note(fmt::format("saved as run {} in {}", *id, report::printable(db_path(db))));
+    return id.has_value();
 }
 
 HistoryCommands add_history_commands(CLI::App& app, HistoryArgs& a) {
@@ -320,66 +197,12 @@ int cmd_history(const HistoryCommands& c, const HistoryArgs& a) {
     return with_store(a.db, writes ? Store::Mode::Modify : Store::Mode::ReadOnly, [&](Store& st) -> int {
         if (*c.list) return list_runs(st, a);
         if (*c.trend) return trend(st, a.test, a.host, a.trend_html);
-        int64_t id = parse_id(a.id);
+        int64_t id = lab::parse_run_id(a.id);
         if (*c.show) return show_run(st, id);
         if (*c.rm) return remove_run(st, id, a.yes);
         require_run(st, id);
         std::cout << result::to_json(parse_saved(*st.result_json(id), id)).dump(2) << "\n" << std::flush;
         return kOk;
-    });
-}
-
-suite::RunReport load_result(const std::string& path, const std::string& db) {
-    if (is_history_ref(path)) return load_saved_run(db, path);
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))  // it opens, and its first read throws libstdc++'s text
-        throw UsageError(fmt::format("{}: a directory, not a result file", path));
-    // Only a regular file: a FIFO would be waited on for ever, a device read without end.
-    std::istringstream f(sys::read_regular(path));
-    try {
-        return result::from_json(result::parse_document(f, path));
-    } catch (const InputError& e) {
-        std::string why = e.what();
-        throw InputError(why.rfind(path, 0) == 0 ? why : path + ": " + why);
-    }
-}
-
-bool is_history_ref(const std::string& s) { return s.starts_with("label:") || s.starts_with("run:"); }
-
-std::vector<std::string> expand_ref(const std::string& db, const std::string& ref) {
-    return with_store(db, Store::Mode::ReadOnly, [&](Store& st) {
-        std::vector<std::string> out;
-        if (ref.starts_with("run:")) {
-            out.push_back("run:" + std::to_string(require_run(st, parse_id(ref)).id));
-            return out;
-        }
-        std::string label = ref.substr(6);
-        for (auto id : st.runs_with_label(label)) out.push_back("run:" + std::to_string(id));
-        if (out.empty()) {
-            auto s = suggest(label, st.labels());
-            throw UsageError(fmt::format("no run is labelled '{}' in {}{}", label, st.path(),
-                                         s ? fmt::format(" (did you mean label:{}?)", *s) : ""));
-        }
-        return out;
-    });
-}
-
-std::vector<std::vector<std::string>> against_last(const std::string& db) {
-    return with_store(db, Store::Mode::ReadOnly, [&](Store& st) {
-        auto last = st.newest();
-        if (!last) throw UsageError(fmt::format("--against last: no saved run in {}", st.path()));
-        auto prev = st.previous_like(*last);
-        if (!prev)
-            throw UsageError(fmt::format("--against last: no run before run {} has the same tests on the same host", *last));
-        return std::vector<std::vector<std::string>>{{"run:" + std::to_string(*prev)}, {"run:" + std::to_string(*last)}};
-    });
-}
-
-suite::RunReport load_saved_run(const std::string& db, const std::string& ref) {
-    int64_t id = parse_id(ref);
-    return with_store(db, Store::Mode::ReadOnly, [&](Store& st) {
-        require_run(st, id);
-        return parse_saved(*st.result_json(id), id);
     });
 }
 

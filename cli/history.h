@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "lab/saved_runs.h"
 #include "suite/calibration.h"
 #include "suite/result.h"
 
@@ -25,33 +26,16 @@ struct HistoryCommands {
 HistoryCommands add_history_commands(CLI::App& app, HistoryArgs& a);
 int cmd_history(const HistoryCommands& c, const HistoryArgs& a);
 
-// --db as given, or the default path.
-std::string db_path(const std::string& db);
-
-// Before a run: UsageError unless a save to --db could succeed.
-void require_saveable(const std::string& db);
-// Saves a finished run. On failure it says why, keeps the result as a JSON
-// file beside the store (else in TMPDIR), prints the command that imports
-// it, and returns false: the caller exits kNotSaved.
+// The saved-run use cases (lab/saved_runs.h), as the commands name them.
+using lab::against_last;
+using lab::db_path;
+using lab::expand_ref;
+using lab::is_history_ref;
+using lab::keep_unsaved_calibration;
+using lab::load_result;
+using lab::load_saved_run;
+using lab::require_saveable;
+// lab::save_run, and "saved as run N" on stderr unless --quiet.
 bool save_run(const std::string& db, const suite::RunReport& r, const std::string& label, const std::string& note);
-
-// A calibration the store refused (`why`): said on stderr, kept with its runs
-// as a JSON file beside the store (else in TMPDIR), and the `import
-// calibration` command that stores it printed. False if no file could be kept.
-bool keep_unsaved_calibration(const std::string& db, const std::string& why, const suite::Calibration& c,
-                              const std::vector<suite::RunReport>& runs);
-
-// compare's history references: "label:L" (every run under L) and "run:N".
-bool is_history_ref(const std::string& s);
-// A reference's runs as "run:N" names, oldest first; throws UsageError with a
-// did-you-mean for an unknown label or id.
-std::vector<std::string> expand_ref(const std::string& db, const std::string& ref);
-// compare --against last: {earlier run, newest run}.
-std::vector<std::vector<std::string>> against_last(const std::string& db);
-// One saved run's result, by its "run:N" name.
-suite::RunReport load_saved_run(const std::string& db, const std::string& ref);
-// A result file, or a saved run by its "run:N" name; UsageError names the
-// file and what is wrong with it.
-suite::RunReport load_result(const std::string& path, const std::string& db);
 
 } // namespace eb::cli

@@ -8,7 +8,7 @@
 #include "cli/compare.h"
 #include "cli/emit.h"
 #include "cli/errors.h"
-#include "cli/suggest.h"
+#include "lab/suggest.h"
 #include "lab/recipe_check.h"
 #include "lab/run.h"
 #include "suite/registry.h"
@@ -51,7 +51,7 @@ const Recipe& find_recipe(const std::vector<Recipe>& all, const std::string& nam
         if (x.name == name) return x;
         names.push_back(x.name);
     }
-    auto s = suggest(name, names);
+    auto s = lab::suggest(name, names);
     throw UsageError(fmt::format("unknown recipe '{}'{}; 'exitbench recipe list' shows them", name,
                                  s ? fmt::format(" (did you mean '{}'?)", *s) : ""));
 }

@@ -13,7 +13,7 @@
 #include "cli/kselftest.h"
 #include "cli/parse.h"
 #include "cli/progress.h"
-#include "cli/suggest.h"
+#include "lab/suggest.h"
 #include "guest/abi.h"
 #include "report/exporter.h"
 #include "suite/registry.h"
@@ -41,7 +41,7 @@ std::vector<const suite::TestSpec*> select_tests(const std::vector<std::string>&
     for (const auto& n : names) {
         const auto* t = suite::find_test(n);
         if (!t) {
-            auto s = suggest(n, known);
+            auto s = lab::suggest(n, known);
             throw UsageError(fmt::format("unknown test '{}'{}; 'exitbench list --all' shows them", n,
                                          s ? fmt::format(" (did you mean '{}'?)", *s) : ""));
         }

@@ -94,27 +94,35 @@ suite::RunReport read_run(int fd, size_t k) {
     return result::from_json(result::parse_document(f, fmt::format("calibration run {}'s result", k)));
 }
 
+// Run k as a process of req.exe, its result read from its fd 3.
+FinishedRun run_process(const CalibrateRequest& req, size_t k, const std::vector<std::string>& words,
+                        const std::atomic<bool>& interrupt) {
+    sys::Fd result = result_memfd(k);
+    auto [rc, wall] = run_child(req.exe, words, result.get(), interrupt);
+    if (interrupt.load() || rc == 130)
+        throw Interrupted(fmt::format("interrupted in calibration run {} of {}: no calibration stored", k, req.runs));
+    // 1: a test failed; its result says which, and that test is left out.
+    if (rc != 0 && rc != 1)
+        throw HostError(fmt::format("calibration run {} of {} ended with exit status {}; no calibration "
+                                    "stored", k, req.runs, rc));
+    return {read_run(result.get(), k), wall};
+}
+
 std::vector<suite::RunReport> run_all(const CalibrateRequest& req, const std::atomic<bool>& interrupt,
-                                      const std::function<void(size_t)>& progress, std::vector<double>& walls) {
+                                      const std::function<void(size_t)>& progress, const CalibrationRun& run_one,
+                                      std::vector<double>& walls) {
     std::vector<suite::RunReport> runs;
     for (size_t k = 1; k <= req.runs; ++k) {
         if (interrupt.load()) throw Interrupted("interrupted: no calibration stored");
         progress(k);
-        sys::Fd result = result_memfd(k);
         std::vector<std::string> words{"exitbench"};
         words.insert(words.end(), req.run_words.begin(), req.run_words.end());
         std::vector<std::string> own{"--sessions", std::to_string(req.sessions), "--repeats",
                                      std::to_string(req.repeats), "--json", "/proc/self/fd/3", "--no-save"};
         words.insert(words.end(), own.begin(), own.end());
-        auto [rc, wall] = run_child(req.exe, words, result.get(), interrupt);
-        if (interrupt.load() || rc == 130)
-            throw Interrupted(fmt::format("interrupted in calibration run {} of {}: no calibration stored", k, req.runs));
-        // 1: a test failed; its result says which, and that test is left out.
-        if (rc != 0 && rc != 1)
-            throw HostError(fmt::format("calibration run {} of {} ended with exit status {}; no calibration "
-                                                 "stored", k, req.runs, rc));
-        runs.push_back(read_run(result.get(), k));
-        walls.push_back(wall);
+        auto done = run_one ? run_one(k, words) : run_process(req, k, words, interrupt);
+        runs.push_back(std::move(done.report));
+        walls.push_back(done.wall_s);
     }
     return runs;
 }
@@ -156,12 +164,12 @@ TestPlan plan_test(const suite::TestCalibration& t, double target, double alpha,
 }
 
 CalibrateOutcome calibrate(const CalibrateRequest& req, const std::atomic<bool>& interrupt,
-                           const std::function<void(size_t)>& progress) {
+                           const std::function<void(size_t)>& progress, const CalibrationRun& run_one) {
     if (req.runs < 2) throw InputError("--runs needs 2 or more: one run has no run-to-run spread");
     history::check_save_target(req.db);  // before minutes of runs
     std::vector<double> walls;
     CalibrateOutcome out;
-    out.runs = run_all(req, interrupt, progress, walls);
+    out.runs = run_all(req, interrupt, progress, run_one, walls);
     const auto& runs = out.runs;
     out.calibration = suite::calibrate_from(runs, walls);
     std::set<std::string> kept;

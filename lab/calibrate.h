@@ -50,12 +50,22 @@ struct Interrupted : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// One run of the experiment, finished: its result and its process's wall seconds.
+struct FinishedRun {
+    suite::RunReport report;
+    double wall_s = 0;
+};
+// Runs run k (from 1) of `words` (argv, "exitbench" first); throws
+// Interrupted when stopped, HostError when the run cannot start or fails.
+using CalibrationRun = std::function<FinishedRun(size_t k, const std::vector<std::string>& words)>;
+
 // Runs the experiment; `progress(k)` is told before run k (1-based) starts.
-// Throws HostError-like std::runtime_error when a run cannot be started or
-// fails. A calibration the store refuses (locked, full, read-only) comes
-// back with `not_saved` saying why, its runs and its plans (boots unknown).
+// Each run is a process of req.exe, or `run_one` when given (a fake in unit
+// tests). Throws HostError when a run cannot be started or fails. A
+// calibration the store refuses (locked, full, read-only) comes back with
+// `not_saved` saying why, its runs and its plans (boots unknown).
 CalibrateOutcome calibrate(const CalibrateRequest& req, const std::atomic<bool>& interrupt,
-                           const std::function<void(size_t)>& progress);
+                           const std::function<void(size_t)>& progress, const CalibrationRun& run_one = {});
 
 // The plan for one test from a calibration and what the history holds.
 TestPlan plan_test(const suite::TestCalibration& t, double target, double alpha, const BootLevel& boots);

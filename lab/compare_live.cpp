@@ -39,6 +39,14 @@ suite::ComparisonReport run_live(const kvm::System& sys, const std::vector<LiveC
                                  LiveSchedule sched, double alpha, const std::atomic<bool>& interrupt,
                                  std::vector<std::string>& header, LiveRuns* ran, const RoundObserver& on_round,
                                  RoundHooks* hooks) {
+    auto on_kvm = [&](const RunPlan& plan, suite::MeasureHooks* h) { return execute(sys, plan, interrupt, {}, h); };
+    return run_live(on_kvm, configs, sched, alpha, interrupt, header, ran, on_round, hooks);
+}
+
+suite::ComparisonReport run_live(const RunOne& run_one, const std::vector<LiveConfig>& configs,
+                                 LiveSchedule sched, double alpha, const std::atomic<bool>& interrupt,
+                                 std::vector<std::string>& header, LiveRuns* ran, const RoundObserver& on_round,
+                                 RoundHooks* hooks) {
     std::vector<std::string> labels;
     for (const auto& c : configs) {
         labels.push_back(c.label);
@@ -52,7 +60,7 @@ suite::ComparisonReport run_live(const kvm::System& sys, const std::vector<LiveC
     while (done < sched.rounds && !interrupt.load()) {
         for (size_t k : round_order(configs.size(), done, rng)) {
             if (interrupt.load()) break;
-            rounds[k].push_back(execute(sys, configs[k].plan, interrupt, {}, hooks ? hooks->starting(k) : nullptr));
+            rounds[k].push_back(run_one(configs[k].plan, hooks ? hooks->starting(k) : nullptr));
             if (hooks) hooks->finished(k);
         }
         if (interrupt.load()) break;  // a round cut short is no pair

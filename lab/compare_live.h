@@ -58,9 +58,18 @@ struct RoundHooks {
     virtual void keep_rounds(size_t n) = 0;
 };
 
+// Runs one configuration's plan once (one round's run), its measured batches
+// told to `hooks` (may be nullptr): lab::execute on KVM, a fake in unit tests.
+using RunOne = std::function<suite::RunReport(const RunPlan& plan, suite::MeasureHooks* hooks)>;
+
 // Runs the configurations and compares them round by round; `header` gets
 // the lines that say what ran (first the rounds, then one per configuration),
 // `ran` (if given) the results; `hooks` (if given) hear of every run.
+suite::ComparisonReport run_live(const RunOne& run_one, const std::vector<LiveConfig>& configs,
+                                 LiveSchedule sched, double alpha, const std::atomic<bool>& interrupt,
+                                 std::vector<std::string>& header, LiveRuns* ran = nullptr,
+                                 const RoundObserver& on_round = {}, RoundHooks* hooks = nullptr);
+// The same, each run on this host's KVM.
 suite::ComparisonReport run_live(const kvm::System& sys, const std::vector<LiveConfig>& configs,
                                  LiveSchedule sched, double alpha, const std::atomic<bool>& interrupt,
                                  std::vector<std::string>& header, LiveRuns* ran = nullptr,

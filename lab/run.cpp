@@ -60,11 +60,21 @@ suite::RunSettings verification_settings(suite::RunSettings s) {
 
 suite::RunReport execute(const kvm::System& sys, const RunPlan& plan, const std::atomic<bool>& interrupt,
                          const RunObserver& observer, suite::MeasureHooks* hooks) {
-    const int64_t t0 = suite::monotonic_ns();  // the wall-time account's start
+    const int64_t t0 = suite::monotonic_ns();
+    suite::KvmMachines machines(sys, vmm::GuestImage::embedded());
+    // The probe is set-up too: the wall-time account starts before it.
+    return execute(RunTarget{suite::probe_context(sys), machines, t0}, plan, interrupt, observer, hooks);
+}
+
+suite::RunReport execute(const RunTarget& target, const RunPlan& plan, const std::atomic<bool>& interrupt,
+                         const RunObserver& observer, suite::MeasureHooks* hooks) {
+    // The wall-time account's start.
+    const int64_t t0 = target.started_ns ? target.started_ns : suite::monotonic_ns();
     const auto& s = plan.settings;
-    auto ctx = suite::probe_context(sys);
+    auto ctx = target.ctx;
+    const auto& machines = target.machines;
     ctx.allow_invd = plan.allow_invd;
-    vmm::apply_cpuid_edits(ctx.cpuid, plan.cpuid_edits, vmm::guest_cpuid(sys));
+    vmm::apply_cpuid_edits(ctx.cpuid, plan.cpuid_edits, target.ctx.cpuid);
     ctx.apic_mode = suite::resolve_apic_mode(s.apic, ctx);
     if (s.smp > static_cast<uint32_t>(ctx.host_cpus))
         fmt::print(stderr, "exitbench: warning: {} vCPUs on {} host CPUs: overcommit skews the numbers\n",
@@ -75,7 +85,7 @@ suite::RunReport execute(const kvm::System& sys, const RunPlan& plan, const std:
     rep.settings = s;
     rep.host = vmm::probe_host(ctx.tsc_khz);
     rep.env = env::capture(rep.host);
-    suite::Runner runner(sys, vmm::GuestImage::embedded(), ctx, s, rep.host.tsc_mhz, plan.cpuid_edits);
+    suite::Runner runner(machines, ctx, s, rep.host.tsc_mhz, plan.cpuid_edits);
     runner.set_hooks(hooks);
     const int64_t setup_ns = suite::monotonic_ns() - t0;
     std::unique_ptr<ProfileSession> prof;
@@ -97,7 +107,7 @@ suite::RunReport execute(const kvm::System& sys, const RunPlan& plan, const std:
     int64_t verify_ns = 0;
     if (!interrupt.load() && s.trace_verify) {
         int64_t v0 = suite::monotonic_ns();
-        suite::Runner verifier(sys, vmm::GuestImage::embedded(), ctx, verification_settings(s), rep.host.tsc_mhz,
+        suite::Runner verifier(machines, ctx, verification_settings(s), rep.host.tsc_mhz,
                                plan.cpuid_edits);
         verify_by_trace(rep.results, rep.host, [&](const suite::TestSpec& t) { return verifier.run(t, interrupt); },
                         interrupt);

@@ -12,6 +12,7 @@
 #include "suite/measure_hooks.h"
 #include "suite/result.h"
 #include "suite/spec.h"
+#include "suite/test_machine.h"
 #include "sys/error.h"
 #include "vmm/cpuid_features.h"
 
@@ -44,9 +45,21 @@ struct RunObserver {
     std::function<void(const suite::TestResult&)> done;
 };
 
+// Where a plan's tests run: what the host offers (KVM's CPUID before the
+// plan's edits, its TSC rate) and the machines each test gets a fresh one of.
+struct RunTarget {
+    suite::HostContext ctx;
+    const suite::MachineFactory& machines;
+    int64_t started_ns = 0;  // monotonic, when probing the host began (0: at execute's start)
+};
+
 // Runs a plan to its report; `interrupt` stops it between tests (the report
-// then says interrupted); `hooks` (the host profiler) hear of the measured
-// batches. Throws HostError when --profile cannot record.
+// then says interrupted, and keeps the tests that finished); `hooks` (the
+// host profiler) hear of the measured batches. Throws HostError when
+// --profile cannot record.
+suite::RunReport execute(const RunTarget& target, const RunPlan& plan, const std::atomic<bool>& interrupt,
+                         const RunObserver& observer = {}, suite::MeasureHooks* hooks = nullptr);
+// The same on this host's KVM, with the embedded guest image.
 suite::RunReport execute(const kvm::System& sys, const RunPlan& plan, const std::atomic<bool>& interrupt,
                          const RunObserver& observer = {}, suite::MeasureHooks* hooks = nullptr);
 

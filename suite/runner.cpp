@@ -11,7 +11,6 @@
 #include "suite/verify.h"
 #include "vmm/boot.h"
 #include "vmm/cpuid_features.h"
-#include "vmm/devices.h"
 #include "vmm/machine.h"
 #include "sys/error.h"
 
@@ -75,7 +74,7 @@ void record_guest_state(TestResult& r, const abi::GuestState& st, const AppliedK
 }
 
 // Every vCPU's registers, as the KVM selftests dump them: a hang may be any one's.
-std::string all_registers(vmm::Machine& m) {
+std::string all_registers(TestMachine& m) {
     std::string out;
     for (uint32_t i = 0; i < m.nr_vcpus(); ++i)
         out += fmt::format("{}vCPU {}: {}", i ? "; " : "", i, m.registers(i));
@@ -83,7 +82,7 @@ std::string all_registers(vmm::Machine& m) {
 }
 
 // The status: how the vCPU threads ended first, then how the session did.
-void set_status(TestResult& r, const TestSpec& t, const Session& s, vmm::Machine& m) {
+void set_status(TestResult& r, const TestSpec& t, const Session& s, TestMachine& m) {
     for (uint32_t i = 0; i < m.nr_vcpus(); ++i) {
         const auto& out = m.outcome(i);
         if (out.kind == vmm::VcpuOutcome::Unexpected) {
@@ -126,7 +125,7 @@ void set_status(TestResult& r, const TestSpec& t, const Session& s, vmm::Machine
     }
 }
 
-TestResult from_session(const TestSpec& t, Session& s, vmm::Machine& m, vmm::Backend backend,
+TestResult from_session(const TestSpec& t, Session& s, TestMachine& m, vmm::Backend backend,
                         const AppliedKnobs& knobs) {
     TestResult r;
     r.name = t.name;
@@ -193,9 +192,9 @@ uint32_t resolve_apic_mode(const std::string& choice, const HostContext& h) {
     throw InputError(fmt::format("--apic must be one of {}, not '{}'", fmt::join(kApicModes, ", "), choice));
 }
 
-Runner::Runner(const kvm::System& sys, const vmm::GuestImage& image, HostContext host,
-               RunSettings settings, double tsc_mhz, std::vector<vmm::CpuidEdit> cpuid_edits)
-    : sys_(sys), image_(image), host_(std::move(host)), settings_(settings), tsc_mhz_(tsc_mhz),
+Runner::Runner(const MachineFactory& machines, HostContext host, RunSettings settings, double tsc_mhz,
+               std::vector<vmm::CpuidEdit> cpuid_edits)
+    : machines_(machines), host_(std::move(host)), settings_(settings), tsc_mhz_(tsc_mhz),
       cpuid_edits_(std::move(cpuid_edits)) {}
 
 TestResult Runner::run(const TestSpec& t, const std::atomic<bool>& interrupt, uint64_t reuse_batch) const {
@@ -207,7 +206,7 @@ TestResult Runner::run(const TestSpec& t, const std::atomic<bool>& interrupt, ui
         return r;
     }
     auto body_name = t.body_for(host_);
-    const abi::BodyEntry* body = body_name ? image_.body(*body_name) : nullptr;
+    const abi::BodyEntry* body = body_name ? machines_.body(*body_name) : nullptr;
     if (!body) {
         r.status = Status::Error;
         r.detail = "the guest image has no body for " + t.name;
@@ -250,7 +249,7 @@ vmm::MachineConfig Runner::machine_config(const TestSpec& t, const abi::BodyEntr
 }
 
 // Waits for vCPU 0 to finish; Interrupted or Hung when it had to be stopped.
-std::optional<Status> Runner::watch(vmm::Machine& m, const Session& s, const std::atomic<bool>& interrupt,
+std::optional<Status> Runner::watch(TestMachine& m, const Session& s, const std::atomic<bool>& interrupt,
                                     int64_t budget_ns, int64_t& ended_ns) const {
     m.start();
     std::optional<Status> stopped;
@@ -282,15 +281,14 @@ TestResult Runner::measure(const TestSpec& t, const abi::BodyEntry& body, const 
         ~HookScope() { if (h) h->test_ended(name); }
     } hook_scope{hooks_, t.name};
     if (hooks_) hooks_->test_starting(t.name);
-    vmm::Machine m(sys_, image_, cfg);
-    vmm::install_test_devices(m);
+    // The fixture outlives the machine: its memory and fds go after the VM.
     std::unique_ptr<Fixture> fixture = t.fixture ? t.fixture() : nullptr;
-    if (fixture) fixture->install(m);
-    MachineExecutor exec(m);
-    Session s(exec, settings_, tsc_mhz_, t.parallel ? cfg.vcpus : 1, fixture.get(), t.max_iterations);
+    auto machine = machines_.make(cfg, fixture.get());
+    auto& m = *machine;
+    Session s(m.executor(), settings_, tsc_mhz_, t.parallel ? cfg.vcpus : 1, fixture.get(), t.max_iterations);
     s.set_hooks(hooks_);
     s.reuse_batch(reuse_batch);
-    m.pio().add(abi::kUcallDevice, abi::kUcallPort, 4, [&s](const vmm::Access& a) { return s.on_ucall(a); });
+    m.on_ucall([&s](const vmm::Access& a) { return s.on_ucall(a); });
 
     const int64_t budget_ns = static_cast<int64_t>(watchdog_seconds(settings_, t, host_.backend) * 1e9);
     auto stopped = watch(m, s, interrupt, budget_ns, ended);

@@ -11,8 +11,8 @@
 #include "suite/measure_hooks.h"
 #include "suite/session.h"
 #include "suite/spec.h"
+#include "suite/test_machine.h"
 #include "vmm/cpuid_features.h"
-#include "vmm/image.h"
 #include "vmm/machine.h"
 
 namespace eb::suite {
@@ -27,10 +27,11 @@ uint32_t resolve_apic_mode(const std::string& choice, const HostContext& h);
 
 class Runner {
 public:
-    // `cpuid_edits`: settings.cpuid_edits as parsed; the guest reports back
-    // the bits they name.
-    Runner(const kvm::System& sys, const vmm::GuestImage& image, HostContext host,
-           RunSettings settings, double tsc_mhz, std::vector<vmm::CpuidEdit> cpuid_edits = {});
+    // Each test runs in a fresh machine of `machines` (KvmMachines, or a
+    // fake in unit tests), which outlives the Runner. `cpuid_edits`:
+    // settings.cpuid_edits as parsed; the guest reports back the bits they name.
+    Runner(const MachineFactory& machines, HostContext host, RunSettings settings, double tsc_mhz,
+           std::vector<vmm::CpuidEdit> cpuid_edits = {});
 
     // `reuse_batch`: an earlier session's calibrated batch size to start from (0: none).
     TestResult run(const TestSpec& t, const std::atomic<bool>& interrupt, uint64_t reuse_batch = 0) const;
@@ -52,12 +53,11 @@ private:
     TestResult measure(const TestSpec& t, const abi::BodyEntry& body, const std::atomic<bool>& interrupt,
                        uint64_t reuse_batch, int64_t& ended) const;
     vmm::MachineConfig machine_config(const TestSpec& t, const abi::BodyEntry& body) const;
-    std::optional<Status> watch(vmm::Machine& m, const Session& s, const std::atomic<bool>& interrupt,
+    std::optional<Status> watch(TestMachine& m, const Session& s, const std::atomic<bool>& interrupt,
                                 int64_t budget_ns, int64_t& ended_ns) const;
     std::vector<int> pins(uint32_t vcpus) const;
 
-    const kvm::System& sys_;
-    const vmm::GuestImage& image_;
+    const MachineFactory& machines_;
     HostContext host_;
     RunSettings settings_;
     double tsc_mhz_;

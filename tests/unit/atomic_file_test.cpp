@@ -1,4 +1,4 @@
-// sys::write_file and check_writable: a whole file or none, one-line errors; traces are owner-only.
+// sys::write_file and check_writable: a whole file or none, one-line errors.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -6,7 +6,6 @@
 #include <sstream>
 #include <unistd.h>
 
-#include "profile/trace_file.h"
 #include "sys/file.h"
 #include "tests/temp_dir.h"
 
@@ -38,12 +37,4 @@ TEST_F(AtomicFile, UnwritableTargetsFailWithOneLine) {
         }
         EXPECT_THROW(sys::write_file(bad, "x"), std::runtime_error);
     }
-}
-
-TEST_F(AtomicFile, TracesAreOwnerOnly) {
-    auto path = temp_path("t.trace");
-    profile::TraceWriter w(path, {});
-    w.finish();
-    // With -a a trace holds every VM's exits: 0600 whatever the umask.
-    EXPECT_EQ(fs::status(path).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
 }

@@ -7,7 +7,6 @@
 #include <numeric>
 #include <random>
 
-#include "report/histogram_text.h"
 #include "stats/inference.h"
 #include "stats/summary.h"
 
@@ -454,21 +453,6 @@ TEST(Inference, Histogram) {
     auto hm = stats::histogram(many, 12, true);
     EXPECT_EQ(std::accumulate(hm.counts.begin(), hm.counts.end(), uint64_t(0)), many.size());
     EXPECT_THROW(stats::histogram(xs, 0, false), std::invalid_argument);
-}
-
-TEST(Inference, RenderHistogram) {
-    std::vector<double> spread{1, 20, 300, 1000};
-    auto text = report::render_histogram(stats::histogram(spread, 3, true), 10);
-    std::cout << text;
-    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3);
-    EXPECT_NE(text.find("##########\n"), std::string::npos);  // the fullest bin spans the width
-    EXPECT_NE(text.find("[100, 1000]"), std::string::npos);
-    // Narrow ranges get enough digits to keep the edges apart.
-    std::vector<double> narrow{1000.1, 1000.2, 1000.3, 1000.4};
-    auto n = report::render_histogram(stats::histogram(narrow, 3, false), 5);
-    EXPECT_EQ(n.find("[1000, 1000)"), std::string::npos) << n;
-    std::vector<double> flat{5, 5};
-    EXPECT_EQ(report::render_histogram(stats::histogram(flat, 4, false), 3), "[5, 5] 2 ###\n");
 }
 
 TEST(Inference, EmptyInputThrows) {

@@ -1,7 +1,6 @@
 #include <gtest/gtest.h>
 
 #include "cli/parse.h"
-#include "cli/suggest.h"
 #include "sys/error.h"
 
 using namespace eb::cli;
@@ -49,9 +48,3 @@ TEST(Parse, Durations) {
         EXPECT_THROW(parse_duration("--time-goal", bad), eb::InputError) << bad;
 }
 
-TEST(Suggest, FindsTyposOnly) {
-    std::vector<std::string> names{"cpuid", "vmcall", "inl_from_qemu", "mov_to_cr8"};
-    EXPECT_EQ(suggest("cpudi", names), "cpuid");
-    EXPECT_EQ(suggest("inl_from_qem", names), "inl_from_qemu");
-    EXPECT_EQ(suggest("completely_different", names), std::nullopt);
-}

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "profile/trace_file.h"
 #include "tests/temp_dir.h"
@@ -289,4 +291,23 @@ TEST_F(TraceFileTest, CorruptBytesNeverCrash) {
         }
     }
     EXPECT_GT(accepted, 0u);
+}
+
+TEST_F(TraceFileTest, TracesAreOwnerOnly) {
+    auto path = temp_path("t.trace");
+    TraceWriter w(path, {});
+    w.finish();
+    // With -a a trace holds every VM's exits: 0600 whatever the umask.
+    EXPECT_EQ(fs::status(path).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+}
+
+// A null device of the test's own (root only): written in place, not replaced.
+TEST_F(TraceFileTest, ATraceOntoACharacterDeviceIsWrittenNotReplaced) {
+    auto node = temp_path("null");
+    if (::mknod(node.c_str(), S_IFCHR | 0666, makedev(1, 3)) < 0)
+        GTEST_SKIP() << "mknod needs root (and a filesystem without nodev): " << std::strerror(errno);
+    TraceWriter w(node, {});
+    w.finish();
+    EXPECT_TRUE(fs::is_character_file(node));
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir()), fs::directory_iterator{}), 1);
 }

@@ -1,8 +1,12 @@
 // The text formats for people and for vmexit.flat's readers: kut lines and the table.
 #include <gtest/gtest.h>
 
+#include <iostream>
+
 #include "report/exporter.h"
+#include "report/histogram_text.h"
 #include "sample_report.h"
+#include "stats/inference.h"
 
 using namespace eb;
 
@@ -46,4 +50,19 @@ TEST(TableFormat, EndsWithTheWallTimeAccount) {
                           "other 0.10 s (2%)", "reused in 1 of 1 later test sessions", "calibrated again in 0",
                           "not rerun after a hang (--retry-hung reruns them): vmcall (hung in session 1, 1 later skipped)"})
         EXPECT_NE(out.find(s), std::string::npos) << s << "\n" << out;
+}
+
+TEST(HistogramText, RendersEachBinWithEdgesThatStayApart) {
+    std::vector<double> spread{1, 20, 300, 1000};
+    auto text = report::render_histogram(stats::histogram(spread, 3, true), 10);
+    std::cout << text;
+    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3);
+    EXPECT_NE(text.find("##########\n"), std::string::npos);  // the fullest bin spans the width
+    EXPECT_NE(text.find("[100, 1000]"), std::string::npos);
+    // Narrow ranges get enough digits to keep the edges apart.
+    std::vector<double> narrow{1000.1, 1000.2, 1000.3, 1000.4};
+    auto n = report::render_histogram(stats::histogram(narrow, 3, false), 5);
+    EXPECT_EQ(n.find("[1000, 1000)"), std::string::npos) << n;
+    std::vector<double> flat{5, 5};
+    EXPECT_EQ(report::render_histogram(stats::histogram(flat, 4, false), 3), "[5, 5] 2 ###\n");
 }

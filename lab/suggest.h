@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-namespace eb::cli {
+namespace eb::lab {
 // The candidate closest to `word` by edit distance, if close enough to be a typo.
 std::optional<std::string> suggest(const std::string& word, const std::vector<std::string>& candidates);
 }

@@ -1,8 +1,8 @@
-#include "cli/suggest.h"
+#include "lab/suggest.h"
 
 #include <algorithm>
 
-namespace eb::cli {
+namespace eb::lab {
 
 namespace {
 size_t distance(const std::string& a, const std::string& b) {
@@ -34,4 +34,4 @@ std::optional<std::string> suggest(const std::string& word, const std::vector<st
     return best;
 }
 
-} // namespace eb::cli
+} // namespace eb::lab
