@@ -198,6 +198,16 @@ struct Lines {
     }
 };
 
+// A row without its ( +- E% ), whole or wrapped: NAME, a count, then figures
+// ending in "us". Prose after a table ("... a bonus") is not one.
+bool bare_row(std::string_view line) {
+    auto w = words(line);
+    if (w.size() < 6 || !w.back().ends_with("us")) return false;
+    uint64_t n = 0;
+    auto [end, ec] = std::from_chars(w[1].data(), w[1].data() + w[1].size(), n);
+    return ec == std::errc() && end == w[1].data() + w[1].size();
+}
+
 // A row a mail client wrapped before its "AVGus ( +- E% )": the two lines
 // joined, or `line` as it is.
 std::string unwrap_row(std::string_view line, Lines& in) {
@@ -231,7 +241,7 @@ Report read_table(Mode m, Lines& in, std::string_view source) {
             footer = n == "0" ? 0 : count(n, in.lineno);
             break;
         }
-        if (title_mode(*l) || !(s.ends_with(")") || s.ends_with("us"))) {
+        if (title_mode(*l) || !(s.ends_with(")") || bare_row(s))) {
             in.at = peek;
             --in.lineno;
             break;

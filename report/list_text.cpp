@@ -183,7 +183,7 @@ std::string list_text(const Comparison& c) {
         for (size_t i = 0; i < t.configs.size(); ++i) {
             const auto& k = t.configs[i];
             std::string cycles = k.unit_medians.empty() ? "not run" : fmt::format("{:.0f}", k.center);
-            std::string line = fmt::format("{:<{}} {:>2} {:>11}", fit(t.test, w), w, letters[std::min(i, letters.size() - 1)], cycles);
+            std::string line = fmt::format("{:<{}} {:>2} {:>11}", fit(t.test, w), w, i < letters.size() ? letters[i] : side_letter(i), cycles);
             if (i > 0 && i <= t.vs_first.size()) {
                 const auto& e = t.vs_first[i - 1];
                 const GateMark* mark = c.gate ? c.gate->find(t.test, k.label) : nullptr;

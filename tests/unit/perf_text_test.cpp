@@ -196,6 +196,10 @@ TEST(PerfText, TheListsOneRowExcerptsAreRead) {
     EXPECT_EQ(w[0].rows[0].count, 2681713u);
     EXPECT_NEAR(w[0].rows[0].mean_ns, 730, 1e-6);
     EXPECT_NEAR(w[0].rows[0].rel_sem_pct(), 0.02, 1e-9);
+    // Prose right after a table ends it, even when it ends in "us".
+    auto prose = parse_perf_text(kTitle + "  msr  10  80.00%  50.00%  1.00us  2.00us  1.50us ( +- 1.00% )\n"
+                                          "and then we saw a clear win, thus\n", "mail");
+    EXPECT_EQ(prose[0].rows.size(), 1u);
     // A short line that is no row is still refused, by its line.
     EXPECT_NE(text_error_of(kTitle + "MSR_WRITE 2681713 92.98% 77.52% 0.38us 18.54us\nsomething else\n").find("line 3"),
               std::string::npos);
