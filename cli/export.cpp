@@ -18,19 +18,8 @@ namespace {
 constexpr std::string_view kFlag = "--export-";
 
 std::string names(report::Subject s) { return fmt::format("{}", fmt::join(report::format_names(s), ", ")); }
-} // namespace
 
-void add_export_options(CLI::App& cmd, ExportPaths& paths, report::Subject s, std::string* format) {
-    for (const auto& f : report::formats()) {
-        if (!f.export_flag || !f.applies(s)) continue;
-        std::string name(f.name);
-        cmd.add_option(std::string(kFlag) + name, paths[name],
-                       fmt::format("also write {} to FILE{}: {}", name, format ? " ('-': to stdout instead of --format)" : "",
-                                   f.what));
-    }
-    cmd.parse_complete_callback([&paths, format] { route_stdout_export(paths, format); });
-}
-
+// After parsing: the one '-' export, if any, moved to `format` (nullptr: refused).
 void route_stdout_export(ExportPaths& paths, std::string* format) {
     std::vector<std::string> dashed;
     for (const auto& [name, path] : paths)
@@ -46,6 +35,19 @@ void route_stdout_export(ExportPaths& paths, std::string* format) {
     *format = dashed[0];
     paths[dashed[0]].clear();
 }
+} // namespace
+
+void add_export_options(CLI::App& cmd, ExportPaths& paths, report::Subject s, std::string* format) {
+    for (const auto& f : report::formats()) {
+        if (!f.export_flag || !f.applies(s)) continue;
+        std::string name(f.name);
+        cmd.add_option(std::string(kFlag) + name, paths[name],
+                       fmt::format("also write {} to FILE{}: {}", name, format ? " ('-': to stdout instead of --format)" : "",
+                                   f.what));
+    }
+    cmd.parse_complete_callback([&paths, format] { route_stdout_export(paths, format); });
+}
+
 
 void add_format_option(CLI::App& cmd, std::string& format, report::Subject s, const std::string& more) {
     cmd.add_option("--format", format, fmt::format("stdout format: {} (default table){}", names(s), more));

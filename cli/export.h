@@ -19,12 +19,9 @@ using ExportPaths = std::map<std::string, std::string>;
 // One --export-NAME option per format of the registry that applies to `s`.
 // FILE '-' is stdout: that export then replaces the --format output, so
 // `format` (the command's --format) becomes its name once `cmd` is parsed;
-// a command without one (nullptr) refuses '-'.
+// a command without one (nullptr) refuses '-'. Two '-' or a clashing
+// --format are usage errors, as CLI11's own (CLI::ValidationError).
 void add_export_options(CLI::App& cmd, ExportPaths& paths, report::Subject s, std::string* format);
-// The same after parsing: the one '-' export, if any, moved to `format`
-// (nullptr: refused). Throws CLI::ValidationError (a usage error, as CLI11's
-// own) for two of them or a clashing --format.
-void route_stdout_export(ExportPaths& paths, std::string* format);
 // --format NAME for stdout; its help lists the formats that apply to `s`, then `more`.
 void add_format_option(CLI::App& cmd, std::string& format, report::Subject s, const std::string& more = "");
 

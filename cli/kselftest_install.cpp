@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include "cli/app.h"
 #include "cli/emit.h"
@@ -37,10 +36,8 @@ int cmd_kselftest_install(const KselftestInstallArgs& a) {
                 throw UsageError(fmt::format("{}: the collection runs with --format ktap --no-save", w));
         if (int rc = parse_only(words); rc != kOk) return rc;
     }
-    char self[4096];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0) throw HostError("cannot tell where this exitbench is (/proc/self/exe)");
-    lab::KselftestCollection c{a.dir, unsigned(std::ceil(timeout)), std::string(self, size_t(n)), a.run_args};
+    lab::KselftestCollection c{a.dir, unsigned(std::ceil(timeout))};
+    c.run_args = a.run_args;
     auto done = lab::install_kselftest(c);
     write_stdout(fmt::format("wrote {} and {} (timeout={}){}\nrun it with: {}/run_kselftest.sh -c {}\n",
                              report::printable(done.script), report::printable(done.settings), c.timeout_s,

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fmt/format.h>
 #include <sys/stat.h>
 
@@ -68,7 +69,10 @@ std::string kselftest_script(const KselftestCollection& c) {
                        "exec {}\n", cmd);
 }
 
-KselftestInstalled install_kselftest(const KselftestCollection& c) {
+KselftestInstalled install_kselftest(KselftestCollection c) {
+    std::error_code ec;  // as boot does: the script must name this binary, not /proc/self/exe
+    c.binary = std::filesystem::canonical(c.binary, ec).string();
+    if (ec) throw HostError(fmt::format("cannot find this exitbench binary: {}", ec.message()));
     require_dir(c.dir, false);
     std::string sub = c.dir + "/" + kKselftestCollection;
     require_dir(sub, true);

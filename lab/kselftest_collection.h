@@ -15,7 +15,7 @@ inline constexpr const char* kKselftestScript = "run_exitbench.sh";
 struct KselftestCollection {
     std::string dir;                    // the kselftest tree (INSTALL_PATH)
     unsigned timeout_s = 0;             // settings' timeout
-    std::string binary;                 // the exitbench the script runs, an absolute path
+    std::string binary = "/proc/self/exe";  // the exitbench the script runs, made an absolute path
     std::vector<std::string> run_args;  // after `exitbench run --format ktap --no-save`
 };
 
@@ -30,6 +30,6 @@ struct KselftestInstalled {
 // Writes the collection, each file atomically (sys::write_file). Throws
 // InputError for a DIR that is not a directory, HostError when a file
 // cannot be written.
-KselftestInstalled install_kselftest(const KselftestCollection& c);
+KselftestInstalled install_kselftest(KselftestCollection c);
 
 } // namespace eb::lab

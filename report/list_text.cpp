@@ -61,17 +61,10 @@ std::string join_lines(const std::vector<std::string>& lines) {
     return s;
 }
 
-std::string fit(const std::string& s, size_t w) { return printable_fit(s, w); }
-
 size_t name_width(const std::vector<std::string>& names) {
     size_t w = 4;
     for (const auto& n : names) w = std::max(w, printable(n).size());
     return std::min<size_t>(w, 22);
-}
-
-std::string pct(double ratio) {
-    std::string s = suite::pct_change(ratio);
-    return s;
 }
 
 std::string side_letter(size_t i) { return i < 26 ? std::string(1, char('A' + i)) : std::to_string(i); }
@@ -154,8 +147,9 @@ std::string list_text(const suite::RunReport& r) {
     out.push_back(fmt::format("{:<{}} {:>11} {:>19}  {}", "test", w, "cycles/iter", "95% CI", "status"));
     for (const auto& row : g.rows) {
         std::string ci = row[3].empty() ? "" : row[3] + "-" + row[4];
-        std::string line = fmt::format("{:<{}} {:>11} {:>19}  ", fit(row[0], w), w, fit(row[2], 11), fit(ci, 19));
-        out.push_back(line + fit(row[1], kListColumns - std::min(line.size(), kListColumns - 10)));
+        std::string line = fmt::format("{:<{}} {:>11} {:>19}  ", printable_fit(row[0], w), w, printable_fit(row[2], 11),
+                                       printable_fit(ci, 19));
+        out.push_back(line + printable_fit(row[1], kListColumns - std::min(line.size(), kListColumns - 10)));
     }
     auto notes = run_notes(r);
     if (!notes.empty()) out.emplace_back();
@@ -183,14 +177,17 @@ std::string list_text(const Comparison& c) {
         for (size_t i = 0; i < t.configs.size(); ++i) {
             const auto& k = t.configs[i];
             std::string cycles = k.unit_medians.empty() ? "not run" : fmt::format("{:.0f}", k.center);
-            std::string line = fmt::format("{:<{}} {:>2} {:>11}", fit(t.test, w), w, i < letters.size() ? letters[i] : side_letter(i), cycles);
+            std::string line = fmt::format("{:<{}} {:>2} {:>11}", printable_fit(t.test, w), w,
+                                           i < letters.size() ? letters[i] : side_letter(i), cycles);
             if (i > 0 && i <= t.vs_first.size()) {
                 const auto& e = t.vs_first[i - 1];
                 const GateMark* mark = c.gate ? c.gate->find(t.test, k.label) : nullptr;
                 bool tested = e.verdict != suite::Verdict::NotTestable;
-                std::string ci = tested ? fmt::format("[{}, {}]", pct(e.ratio_ci.lo), pct(e.ratio_ci.hi)) : "";
-                line += fmt::format(" {:>8} {:>19}  ", pct(e.ratio), ci);
-                line += fit(verdict_text(e, mark), kListColumns - std::min(line.size(), kListColumns - 10));
+                std::string ci = tested ? fmt::format("[{}, {}]", suite::pct_change(e.ratio_ci.lo),
+                                                      suite::pct_change(e.ratio_ci.hi))
+                                        : "";
+                line += fmt::format(" {:>8} {:>19}  ", suite::pct_change(e.ratio), ci);
+                line += printable_fit(verdict_text(e, mark), kListColumns - std::min(line.size(), kListColumns - 10));
             }
             out.push_back(line);
         }
