@@ -17,6 +17,9 @@ struct CompareEnd {
 
 // The first that holds, in the order of kCompareExitTable.
 int compare_exit(const CompareEnd& e);
+// The same, and when the gate's 1 stands over another failure, a line on
+// stderr that says the other too (`unsaved` names what could not be saved).
+int compare_exit_said(const CompareEnd& e, const char* unsaved);
 
 // The table, as help and the man page print it.
 inline constexpr const char* kCompareExitTable =

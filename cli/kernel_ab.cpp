@@ -208,13 +208,7 @@ int conclude_boots(report::Comparison& doc, const Outputs& out, const std::strin
     if (!base.empty() && done.saved)
         note(fmt::format("saved the boots as label:{}/A and label:{}/B", base, base));
     CompareEnd end{gated, done.written, done.saved, interrupted, doc.report.tests.empty()};
-    int rc = compare_exit(end);
-    if (rc == kTestFailed && gated && (!end.written || !end.saved || end.interrupted))
-        fmt::print(stderr, "exitbench: exit status 1 is the gate's; besides, {}\n",
-                   !end.written ? "an output could not be written"
-                   : !end.saved ? "the boots could not be saved to the history (kept in a file, named above)"
-                                : "the command was interrupted");
-    return rc;
+    return compare_exit_said(end, "the boots");
 }
 
 CLI::App* add_bisect_command(CLI::App& app, BisectArgs& a) {

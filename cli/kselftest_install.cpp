@@ -36,7 +36,9 @@ int cmd_kselftest_install(const KselftestInstallArgs& a) {
                 throw UsageError(fmt::format("{}: the collection runs with --format ktap --no-save", w));
         if (int rc = parse_only(words); rc != kOk) return rc;
     }
-    lab::KselftestCollection c{a.dir, unsigned(std::ceil(timeout))};
+    lab::KselftestCollection c;
+    c.dir = a.dir;
+    c.timeout_s = unsigned(std::ceil(timeout));
     c.run_args = a.run_args;
     auto done = lab::install_kselftest(c);
     write_stdout(fmt::format("wrote {} and {} (timeout={}){}\nrun it with: {}/run_kselftest.sh -c {}\n",
