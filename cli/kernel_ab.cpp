@@ -1,4 +1,5 @@
 #include "cli/kernel_ab.h"
+#include "lab/run.h"
 
 #include <ctime>
 #include <filesystem>
@@ -34,19 +35,6 @@ void add_kernel_ab_options(CLI::App& cmd, KernelAbArgs& k) {
     add_machine_options(cmd, k.machine);
     add_kexec_options(cmd, k);
 }
-
-namespace {
-
-std::string now_stamp() {
-    std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
-    return buf;
-}
-
-} // namespace
 
 std::string describe(const std::string& kernel, const std::string& append, const std::vector<std::string>& modprobe) {
     std::string d = std::filesystem::path(kernel).filename().string();
@@ -177,7 +165,7 @@ int cmd_compare_kernels(const CompareArgs& c, const KernelAbArgs& k, const std::
     std::vector<std::string> labels{"A: " + describe(k.kernel_a, k.append_a, k.modprobe_a),
                                     "B: " + describe(k.kernel_b, k.append_b, k.modprobe_b)};
     auto runs = boot_in_turn(booters, labels, lab::counterbalanced(n), interrupt);
-    std::string base = c.common.label.empty() ? "kernel-ab-" + now_stamp() : c.common.label;
+    std::string base = c.common.label.empty() ? "kernel-ab-" + lab::utc_now("%Y%m%dT%H%M%SZ") : c.common.label;
     std::vector<ToSave> saves;
     for (int s = 0; s < 2; ++s)
         for (const auto& r : runs.sides[s])

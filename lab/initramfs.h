@@ -43,8 +43,8 @@ struct InitramfsSpec {
     // For a guest of another purpose (tests/nested/kexec_test.cpp): more
     // programs, copied with their libraries into /usr/sbin, more modules,
     // and its own /init instead of the one that runs `args`.
-    std::vector<std::string> programs, extra_modules;
-    std::string init;
+    std::vector<std::string> programs = {}, extra_modules = {};
+    std::string init = {};
 };
 
 // Writes the archive (cpio newc, uncompressed: gunzip under TCG costs more

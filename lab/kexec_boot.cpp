@@ -1,4 +1,5 @@
 #include "lab/kexec_boot.h"
+#include "lab/run.h"
 
 #include <ctime>
 #include <filesystem>
@@ -55,14 +56,7 @@ std::string module_words(const std::vector<std::string>& modprobe) {
     return out;
 }
 
-std::string plan_id() {
-    std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
-    return fmt::format("{}-{}", buf, getpid());
-}
+std::string plan_id() { return fmt::format("{}-{}", utc_now("%Y%m%dT%H%M%SZ"), getpid()); }
 
 } // namespace
 

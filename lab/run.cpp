@@ -17,14 +17,17 @@
 
 namespace eb::lab {
 
-suite::Provenance capture_provenance(const std::vector<std::string>& argv) {
-    suite::Provenance p;
+std::string utc_now(const char* format) {
     std::time_t now = std::time(nullptr);
     std::tm tm{};
     gmtime_r(&now, &tm);
-    char stamp[32];
-    std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    p.timestamp_utc = stamp;
+    char stamp[64];
+    return std::strftime(stamp, sizeof stamp, format, &tm) ? stamp : "";
+}
+
+suite::Provenance capture_provenance(const std::vector<std::string>& argv) {
+    suite::Provenance p;
+    p.timestamp_utc = utc_now("%Y-%m-%dT%H:%M:%SZ");
     char host[256] = {};
     if (gethostname(host, sizeof host - 1) == 0) p.hostname = host;
     p.argv = argv;

@@ -35,6 +35,8 @@ struct RunPlan {
 
 // When, where and from which command and build a run happened.
 suite::Provenance capture_provenance(const std::vector<std::string>& argv);
+// Now in UTC, by a strftime format ("%Y-%m-%dT%H:%M:%SZ", "%Y%m%dT%H%M%SZ").
+std::string utc_now(const char* format);
 
 // /dev/kvm (or `device`), checked to run exitbench; throws NoKvm with why not.
 kvm::System open_kvm(const std::string& device);
