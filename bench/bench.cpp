@@ -34,11 +34,13 @@ const Section kSections[] = {
      [](const auto& a) { bench::section_kut(exitbench_arg(a), a.size() > 1 ? a[1] : ""); }},
     {"ab", "[EXITBENCH]", "A/B resolution: time to resolve a configuration against itself (~8 min)",
      [](const auto& a) { bench::section_ab(exitbench_arg(a)); }},
+    {"refuse", "[EXITBENCH]", "a refused argument (the option fuzz's unit) against --version; no /dev/kvm (~5 s)",
+     [](const auto& a) { bench::section_refuse(exitbench_arg(a)); }},
 };
 
 void usage(std::FILE* to) {
     fmt::print(to, "usage: exitbench_bench [SECTION [ARGS]]   (no SECTION: every section, in this order)\n"
-                   "sections (each needs /dev/kvm; EXITBENCH defaults to {}):\n", EB_BINARY);
+                   "sections (all but refuse need /dev/kvm; EXITBENCH defaults to {}):\n", EB_BINARY);
     for (const auto& s : kSections) fmt::print(to, "  {:<6} {:<22} {}\n", s.name, s.args, s.what);
 }
 

@@ -17,5 +17,8 @@ void section_suite(const std::string& exitbench);
 void section_kut(const std::string& exitbench, const std::string& kut_dir);
 // A/B resolution: the time until a configuration compared with itself is resolved.
 void section_ab(const std::string& exitbench);
+// A refused argument's wall time, against the binary's --version (goal <= 2x);
+// needs no /dev/kvm.
+void section_refuse(const std::string& exitbench);
 
 } // namespace eb::bench

@@ -102,7 +102,10 @@ CliResult run_cli(const std::vector<std::string>& args, const CliOptions& opt) {
             if (opt.second_signal) kill(pid, opt.second_signal);
             sent_int = true;
         }
-        if (el > opt.timeout_s) kill(pid, SIGKILL);
+        if (el > opt.timeout_s && !r.timed_out) {
+            kill(pid, SIGKILL);
+            r.timed_out = true;
+        }
         // A signal still to send is looked for every millisecond: a quick command is caught mid-work.
         bool pending = !sent_int && (opt.signal_when || opt.sigint_after_s >= 0 || !opt.wait_for.empty());
         if (poll(fds, 2, pending ? 1 : 50) <= 0) continue;
@@ -123,6 +126,12 @@ CliResult run_cli(const std::vector<std::string>& args, const CliOptions& opt) {
     waitpid(pid, &st, 0);
     r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     r.term_signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+    if (r.timed_out) {  // a hang: said in what every failure message prints
+        std::string cmd;
+        for (const auto& a : args) cmd += " " + a;
+        r.err += "\n[test runner: killed after " + std::to_string(int(opt.timeout_s)) + " s, no end: exitbench" +
+                 cmd.substr(0, 300) + "]\n";
+    }
     return r;
 }
 

@@ -13,6 +13,7 @@ struct CliResult {
     int pid = 0;           // of the exitbench process, gone by now
     int term_signal = 0;   // the signal that ended it, if one did (then rc is 128 + it)
     bool mid_work = false; // `signal` reached it while it was stopped mid-command (CliOptions::freeze)
+    bool timed_out = false; // killed at CliOptions::timeout_s; err then ends with a line naming the invocation
 };
 
 struct CliOptions {
@@ -25,7 +26,9 @@ struct CliOptions {
     int second_signal = 0;
     std::string stdout_file;        // the child's stdout, instead of a pipe (e.g. /dev/full)
     bool close_stdout = false;      // a reader that goes away at once, as `| head -0`
-    double timeout_s = 120;         // SIGKILL after this long: a test never hangs
+    // A hang guard, not a speed check: SIGKILL after this long, generous for
+    // a sanitizer's binary on a loaded machine (the speed is exitbench_bench's).
+    double timeout_s = 600;
     std::string wait_for;           // the signal (or hook) is due only once stderr or stdout holds this mark
     // When due: SIGSTOP it, and only once it is stopped send `signal`, then
     // SIGCONT: the signal provably arrives before the command has finished

@@ -195,7 +195,7 @@ TEST(Fault, ThreadCreationFailureIsAnErrorNotAHang) {
     TempDir tmp;
     CliOptions o;
     o.wrap = {"/bin/sh", "-c", "echo $$ > " + cg + "/cgroup.procs && exec \"$0\" \"$@\""};
-    o.timeout_s = 60;
+    o.timeout_s = 300;
     auto r = run_cli({"run", "cpuid", "-n", "16", "-r", "1", "--smp", "4", "--no-baseline", "--json",
                       tmp.file("r.json")}, o);
     rmdir(cg.c_str());

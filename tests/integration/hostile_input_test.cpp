@@ -31,7 +31,7 @@ TEST_F(HostileInput, FifosAndDevicesAreRefusedNotWaitedOn) {
     ASSERT_EQ(run_cli({"import", "kut", kut("vmexit_cpuid.log"), "--db", db}).rc, 0);
     std::ofstream(good) << run_cli({"history", "export", "1", "--json", "--db", db}).out;
     CliOptions quick;
-    quick.timeout_s = 10;  // a wait on the FIFO is killed here, and fails below
+    quick.timeout_s = 120;  // a wait on the FIFO is killed here (named), and fails below
     for (const std::string& input : {fifo, std::string("/dev/zero")})
         for (const std::vector<std::string>& args :
              {std::vector<std::string>{"import", "run", input, "--db", db}, {"compare", input, good},
@@ -94,7 +94,7 @@ TEST_F(HostileInput, AStopSignalEndsAWaitingReaderWith130) {
     CliOptions o;
     o.signal = SIGTERM;
     o.signal_when = [](int pid) { return catches(pid, SIGTERM); };
-    o.timeout_s = 20;
+    o.timeout_s = 300;
     auto r = run_cli({"history", "list", "--db", db}, o);
     sqlite3_exec(h, "ROLLBACK", nullptr, nullptr, nullptr);
     sqlite3_close(h);

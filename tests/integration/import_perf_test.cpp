@@ -109,7 +109,7 @@ TEST_F(ImportPerf, ProfileImportReadsAFileNamedDash) {
     ASSERT_EQ(std::system(("gzip -dc " + perf("perf.data.gz") + " > " + temp_path("-")).c_str()), 0);
     CliOptions o;
     o.wrap = {"/bin/sh", "-c", "cd " + dir().string() + " && exec \"$0\" \"$@\""};
-    o.timeout_s = 60;
+    o.timeout_s = 300;
     auto r = run_cli({"profile", "import", "-", "-o", temp_path("t.trace")}, o);
     ASSERT_EQ(r.rc, 0) << r.err;
     EXPECT_NE(r.out.find("8367 events, exit reasons svm"), std::string::npos) << r.out;

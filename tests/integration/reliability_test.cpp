@@ -6,6 +6,7 @@
 // KTAP on an error, and a 0600 store. (Rows 4 and 5, the calibration rows
 // read back, are unit tests: tests/unit/calibration_test.cpp.)
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -34,6 +35,15 @@ std::vector<int> children_of(int pid) {
     std::vector<int> out;
     for (int c; f >> c;) out.push_back(c);
     return out;
+}
+
+// SIGTERM is pending at `pid` (a stopped process keeps what it was sent).
+bool term_pending(int pid) {
+    std::istringstream in(slurp("/proc/" + std::to_string(pid) + "/status"));
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("ShdPnd:", 0) == 0 || line.rfind("SigPnd:", 0) == 0)
+            if (std::stoull(line.substr(7), nullptr, 16) & (1ull << (SIGTERM - 1))) return true;
+    return false;
 }
 
 bool alive(int pid) { return ::kill(pid, 0) == 0 && slurp("/proc/" + std::to_string(pid) + "/stat").find(") Z") == std::string::npos; }
@@ -248,19 +258,32 @@ TEST(Issue40, CalibrateLeavesNoOrphanOnSigkillAndStopsPromptlyOnSigterm) {
     EXPECT_FALSE(alive(kids.front())) << "calibration run " << kids.front() << " outlived calibrate";
     if (alive(kids.front())) ::kill(kids.front(), SIGKILL);
     EXPECT_TRUE(fs::is_empty(dir.file("tmp"))) << "left in TMPDIR";
-    // SIGTERM: the run in progress (about 8 s of work) is stopped, not waited for.
+    // SIGTERM: the run in progress (about 8 s of work) is stopped, not waited
+    // for. The run is frozen (SIGSTOP) before calibrate gets the signal, so it
+    // cannot finish on its own: calibrate passing SIGTERM on to it, seen
+    // pending at the frozen run, is the proof, whatever the machine's load.
     o.signal = SIGTERM;
-    std::chrono::steady_clock::time_point sent;
+    std::atomic<int> frozen{0};
+    std::atomic<bool> passed_on{false}, ended{false};
     o.signal_when = [&](int pid) {
         kids = children_of(pid);
-        bool due = !kids.empty() && eb::robust::vm_open(kids.front());
-        if (due) sent = std::chrono::steady_clock::now();
-        return due;
+        bool now = !kids.empty() && eb::robust::vm_open(kids.front()) && ::kill(kids.front(), SIGSTOP) == 0;
+        if (now) frozen = kids.front();
+        return now;
     };
+    std::thread watch([&] {  // once the signal is pending at the frozen run, let it go on
+        for (int i = 0; i < 60000 && !passed_on && !ended; ++i) {
+            if (frozen && term_pending(frozen)) passed_on = true;
+            else std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+        if (frozen) ::kill(frozen, SIGCONT);
+    });
     r = run_cli(cal, o);
-    double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
+    ended = true;
+    watch.join();
+    EXPECT_TRUE(passed_on) << "calibrate did not pass SIGTERM on to its frozen run: " << r.err;
     EXPECT_EQ(r.rc, 130) << r.err;
-    EXPECT_LT(took, 4) << "calibrate waited for its run to finish";
+    EXPECT_NE(r.err.find("interrupted in calibration run 1 of 3"), std::string::npos) << r.err;
     EXPECT_FALSE(alive(kids.front()));
 }
 

@@ -20,7 +20,7 @@ struct Row {
     int crashes = 0;     // a death by a signal the test did not send, or an exit status outside 0-5, 130
     int wrong = 0;       // another status than expected, an error of more than one line, ESC or BEL shown
     std::string skipped; // why the row did not run (it needs /dev/kvm, root, ...)
-    std::string note;    // e.g. how long it took
+    std::string note;    // what the row did, in counts
     std::vector<std::string> why;  // what each wrong or crash was, for the failure message
 };
 

@@ -42,7 +42,7 @@ CliOptions signal_at(int sig, std::function<bool()> also = {}) {
     o.signal = sig;
     o.signal_when = [sig, also](int pid) { return catches(pid, sig == SIGKILL ? SIGTERM : sig) && (!also || also()); };
     o.freeze = true;
-    o.timeout_s = 60;
+    o.timeout_s = 300;
     return o;
 }
 

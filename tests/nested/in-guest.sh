@@ -59,10 +59,9 @@ done_rc $?
 # (its reader thread from the test's start, its perf events from its first
 # sampled batch, both gone at the test's end), so the signal goes once the
 # second test samples: the first has finished by then. Printed: what was
-# open before, how long the exit took, the perf events left open in any
-# process afterwards, the folded file's tests and the JSON.
+# open before, the perf events left open in any process afterwards, the
+# folded file's tests and the JSON.
 perf_fds() { for f in "$@"; do readlink "$f"; done 2>/dev/null | grep -c 'perf_event'; }
-centis() { read -r up _ < /proc/uptime; echo "${up%.*}${up#*.}"; }
 for sig in INT TERM; do
   section "host_profile_sig$sig"
   "$eb" run cpuid rd_tsc_adjust_msr --sessions 1 -r 8 --time-goal 100ms --no-baseline --no-save \
@@ -81,11 +80,9 @@ for sig in INT TERM; do
   echo "phase=$phase"
   echo "perf_fds_before=$(perf_fds /proc/$pid/fd/*)"
   echo "threads_before=$(ls /proc/$pid/task | wc -l)"
-  t0=$(centis)
   kill -$sig $pid
   wait $pid
   rc=$?
-  echo "exit_ms=$(( ($(centis) - t0) * 10 ))"
   echo "perf_fds_after=$(perf_fds /proc/[0-9]*/fd/*)"
   echo "folded_tests=$(cut -d';' -f1 /tmp/sig.folded | sort -u | tr '\n' ' ')"
   echo "@@json"

@@ -225,7 +225,7 @@ TEST_F(Nested, HostProfileNamesTheKvmExitPath) {
 }
 
 // Ctrl-C and SIGTERM while run --host-profile samples its second test:
-// exit 130 within seconds, the first test's result and stacks kept,
+// exit 130, the second test interrupted mid-way, the first's result and stacks kept,
 // and no perf event left open in any process of the guest (the profiler's
 // events and reader thread were seen alive just before the signal).
 TEST_F(Nested, HostProfileStopsPromptlyOnASignal) {
@@ -242,12 +242,13 @@ TEST_F(Nested, HostProfileStopsPromptlyOnASignal) {
         EXPECT_GE(std::stoi(kv["perf_fds_before"]), 1) << s.out;  // the check sees open events
         EXPECT_GE(std::stoi(kv["threads_before"]), 3) << s.out;   // main, vCPU, the sampler's reader
         EXPECT_EQ(s.rc, 130) << s.out;
-        // The VM is kicked out of KVM_RUN at once; the exit took 0.36 to 1.04 s under TCG when measured.
-        EXPECT_LT(std::stoi(kv["exit_ms"]), 5000) << s.out;
         EXPECT_EQ(kv["perf_fds_after"], "0") << s.out;
         EXPECT_NE(kv["folded_tests"].find("cpuid "), std::string::npos) << s.out;
         auto rep = result::from_json(nlohmann::json::parse(s.out.substr(at + 7)));
         EXPECT_TRUE(rep.interrupted);
         EXPECT_EQ(find(rep, "cpuid").status, suite::Status::Ok);
+        // The VM was kicked out of KVM_RUN at once, not left to finish its
+        // eight sampled repeats: the second test is recorded as interrupted.
+        EXPECT_EQ(find(rep, "rd_tsc_adjust_msr").status, suite::Status::Interrupted) << s.out;
     }
 }

@@ -1,6 +1,5 @@
 // Lost records: what they discard, and that each costs O(1) however many
 // threads the trace has (it once looped over all of them).
-#include <chrono>
 #include <gtest/gtest.h>
 
 #include "profile/analyze.h"
@@ -46,12 +45,10 @@ TEST(ProfileLost, ManyLostRecordsOnManyThreadsStayLinear) {
     for (uint32_t i = 0; i < n; ++i) v.push_back(lost_event(EventType::Exit, i, 1000 + i, 0, kCpuid));
     for (uint32_t i = 0; i < n; ++i) v.push_back(lost_event(EventType::Lost, n + i, 0, 1, 1));  // another CPU
     for (uint32_t i = 0; i < n; ++i) v.push_back(lost_event(EventType::Entry, 2 * n + i, 1000 + i, 0));
-    auto t0 = std::chrono::steady_clock::now();
     Report r = analyze(v, "vmx", {});
-    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     ASSERT_EQ(r.rows.size(), 1u);
     EXPECT_EQ(r.rows[0].count, n);
     EXPECT_EQ(r.lost_events, n);
-    // Quadratic, this is 4e10 steps: minutes. Linear, well under a second.
-    EXPECT_LT(s, 5.0);
+    // Quadratic, this is 4e10 steps: minutes, and ctest's timeout names this
+    // test. The speed itself is exitbench_digest_bench's lossy trace.
 }

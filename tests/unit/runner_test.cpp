@@ -61,15 +61,15 @@ TEST(Runner, AFixedBatchSizeIsWhatTheGuestIsAsked) {
 TEST(Runner, AGuestWithNoProgressIsStoppedByTheWatchdog) {
     test::FakeMachines m;
     m.guests["stuck"] = {.kind = test::FakeGuest::Kind::HangsAfterReady};
-    auto t0 = suite::monotonic_ns();
-    auto r = run_one(m, runner_spec("t", "stuck"), runner_settings());
-    double took = (suite::monotonic_ns() - t0) / 1e9;
+    auto set = runner_settings();
+    auto r = run_one(m, runner_spec("t", "stuck"), set);
     EXPECT_EQ(r.status, suite::Status::Hung);
     EXPECT_NE(r.detail.find("stopped by the watchdog"), std::string::npos) << r.detail;
     EXPECT_NE(r.detail.find("fake vCPU 0 rip=0xf00"), std::string::npos) << "the hang names the registers: " << r.detail;
-    EXPECT_GE(took, 0.1) << "the watchdog waited its budget";
-    EXPECT_LT(took, 2.0);
-    EXPECT_GT(r.wall.watchdog, 0) << "the wall account names the watchdog's wait";
+    // Not fired early: the runner's own account of the wait since the last
+    // progress holds its whole budget (a watchdog that never fires is
+    // ctest's timeout for this binary, not a bound here).
+    EXPECT_GE(r.wall.watchdog, set.watchdog_s) << "the wall account names the watchdog's wait";
 }
 
 TEST(Runner, AnInterruptStopsTheRunningTest) {
