@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
 """Count what the test stages of `./dev test` did, from ctest's JUnit files.
 
-Usage: tally.py STAGE=FILE.xml...
+Usage: tally.py [--kvm-list FILE] STAGE=FILE.xml...
+       tally.py --failed FILE.xml
 
 Prints one line per stage (tests, passed, skipped, failed), a total, and the
 skipped tests grouped by the reason the test itself gave, so a run in which
 most tests skipped says so in its last lines. Exits 1 if no test passed.
+With --kvm-list (integration_tests --eb-kvm-list's output): where the tests
+that need /dev/kvm ran, the skips for its lack against the nested runs.
+With --failed: one line naming the stage's failed tests (a whole gtest
+binary's entry, the nested guest's, by its own failed tests).
 """
 import collections
 import re
@@ -50,7 +55,73 @@ def stage_counts(path, inner):
     return counts, reasons
 
 
+# gtest's own line for each failed test, at the end of its summary.
+INNER_FAILED = re.compile(r"^\[  FAILED  \] ([\w/.]+)(?:, where| \(|$)", re.M)
+
+
+def failed_names(path, limit=12):
+    """The failed tests of one stage's JUnit file, one line."""
+    try:
+        root = ET.parse(path).getroot()
+    except (OSError, ET.ParseError):
+        return "no ctest record"
+    names = []
+    for case in root.iter("testcase"):
+        if not (case.find("failure") is not None or case.get("status") == "fail"):
+            continue
+        inner = sorted(set(INNER_FAILED.findall(case.findtext("system-out") or "")))
+        names.append(f"{case.get('name')} ({', '.join(inner)})" if inner else case.get("name"))
+    if not names:
+        return "no test failed: the stage itself did"
+    more = f" and {len(names) - limit} more" if len(names) > limit else ""
+    return ", ".join(names[:limit]) + more
+
+
+NO_KVM = "/dev/kvm is absent on this machine"  # tests/integration/kvm_test.h's skip
+
+
+def kvm_account(kvm_list, stages):
+    """Where the tests that need /dev/kvm ran: skipped on the host for its
+    lack, run in the nested kvm_amd, or host only (with the reason, once)."""
+    try:
+        lines = [l.rstrip("\n") for l in open(kvm_list) if l.strip()]
+    except OSError:
+        return
+    host_only = [l.split("\thost only: ", 1) for l in lines if "\thost only: " in l]
+    nested_want = len(lines) - len(host_only)
+    print(f"dev: tests that need /dev/kvm (integration_tests --eb-kvm-list): {len(lines)}, "
+          f"{nested_want} for the nested kvm_amd, {len(host_only)} host only")
+    for stage, path in stages:
+        try:
+            root = ET.parse(path).getroot()
+        except (OSError, ET.ParseError):
+            continue
+        skipped = sum(1 for c in root.iter("testcase")
+                      if c.find("skipped") is not None and NO_KVM in (c.findtext("system-out") or ""))
+        nested = [c for c in root.iter("testcase") if (c.get("name") or "").startswith("nested_integration_")]
+        if skipped:
+            print(f"  {stage}: {skipped} skipped for lack of /dev/kvm")
+        if nested:
+            found = collections.Counter()
+            for c in nested:
+                found.update(inner_counts(c.findtext("system-out") or "") or {})
+            ran = found["PASSED"] + found["FAILED"] + found["SKIPPED"]
+            verdict = "as the registry says" if ran == nested_want else f"NOT the {nested_want} the registry names"
+            print(f"  {stage}: {ran} run in the nested kvm_amd ({found['PASSED']} passed, {found['SKIPPED']} "
+                  f"skipped, {found['FAILED']} failed): {verdict}")
+    if host_only:
+        print("  host only, and why:")
+        for name, why in host_only:
+            print(f"    {name}: {why}")
+
+
 def main(args):
+    if args[:1] == ["--failed"]:
+        print(failed_names(args[1]) if len(args) > 1 else "no ctest record")
+        return 0
+    kvm_list = None
+    if args[:1] == ["--kvm-list"] and len(args) > 1:
+        kvm_list, args = args[1], args[2:]
     total = collections.Counter()
     reasons = collections.Counter()
     inner = []
@@ -74,6 +145,8 @@ def main(args):
         print("dev: skipped tests, by the reason they gave")
         for why, n in reasons.most_common():
             print(f"  {n:6d}  {why}")
+    if kvm_list:
+        kvm_account(kvm_list, [a.partition("=")[::2] for a in args])
     return 0 if total["passed"] > 0 else 1
 
 

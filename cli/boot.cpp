@@ -32,6 +32,11 @@ CLI::App* add_boot_command(CLI::App& app, BootArgs& a) {
     cmd->add_option("--modprobe", a.modprobe, "'kvm_amd nested=1 avic=1': parameters of kvm, kvm_amd or kvm_intel "
                                               "in the guest; repeatable, one module each");
     add_machine_options(*cmd, a.machine);
+    cmd->add_option("--add", a.files, "a file or folder copied into the guest at the same path (a program with the "
+                                      "libraries it links); repeatable")
+        ->allow_extra_args(false);  // one path each: a following -- is boot's
+    cmd->add_flag("--exec", a.exec, "the words after -- are a command to run inside in place of exitbench (e.g. "
+                                    "a KVM selftest); its output and exit status come back");
     cmd->add_option("args", a.args, "exitbench's arguments inside, after -- (default: run)");
     cmd->add_option("--db", a.db, "save the run to this history database");
     cmd->add_flag("--no-save", a.no_save, "do not save the run to the history");
@@ -78,6 +83,8 @@ std::string boot_line(const lab::BootPlan& p, const lab::BootOutcome& o) {
 
 int cmd_boot(const BootArgs& a, const std::atomic<bool>& interrupt) {
     auto spec = boot_spec(a.kernel, a.append, a.modprobe, a.machine, a.args);
+    spec.files = a.files;
+    spec.exec = a.exec;
     auto plan = lab::plan_boot(spec);
     std::optional<Outputs> out;
     if (plan.want_result) {

@@ -23,9 +23,10 @@ struct BootArgs {
     std::string kernel, append;
     std::vector<std::string> modprobe;
     MachineArgs machine;
-    std::vector<std::string> args;  // exitbench's, inside (after --)
+    std::vector<std::string> args;  // exitbench's, inside (after --); with --exec, a command
+    std::vector<std::string> files; // --add
     std::string db, label, note, json;
-    bool no_save = false;
+    bool no_save = false, exec = false;
     ExportPaths exports;
 };
 

@@ -30,7 +30,7 @@ const std::map<std::string, std::string, std::less<>>& placeholders() {
         {"append-b", "ARGS"}, {"modprobe", "'MODULE P=V ...'"}, {"modprobe-a", "'MODULE P=V ...'"},
         {"modprobe-b", "'MODULE P=V ...'"}, {"initrd", "FILE"}, {"modules", "DIR"}, {"accel", "auto|kvm|tcg"},
         {"cpus", "N"}, {"memory", "MIB"}, {"boot-timeout", "DURATION"}, {"boots", "N"}, {"guest-run", "OPTIONS"},
-        {"good", "LABEL"}, {"args", "ARG"}, {"backend", "qemu|kexec"}, {"unit-dir", "DIR"},
+        {"good", "LABEL"}, {"args", "ARG"}, {"backend", "qemu|kexec"}, {"unit-dir", "DIR"}, {"add", "PATH"},
         // kselftest-install
         {"dir", "DIR"}, {"timeout", "DURATION"}, {"run_args", "RUN-ARG"},
     };
@@ -104,7 +104,8 @@ const std::map<std::string, std::vector<std::string>, std::less<>>& examples() {
                             "exitbench profile import /tmp/perf.data.guest --output nested.trace"}},
         {"profile cleanup", {"exitbench profile cleanup", "sudo exitbench profile cleanup"}},
         {"boot", {"exitbench boot --kernel /boot/vmlinuz-6.1.0-57-amd64 -- run cpuid -n 64 --sessions 1",
-                  "exitbench boot --kernel bzImage --append 'spectre_bhi=off' --modprobe 'kvm_amd avic=1' --label bhi-off -- run cpuid"}},
+                  "exitbench boot --kernel bzImage --append 'spectre_bhi=off' --modprobe 'kvm_amd avic=1' --label bhi-off -- run cpuid",
+                  "exitbench boot --kernel bzImage --add /srv/kvm/xapic_ipi_test --exec -- /srv/kvm/xapic_ipi_test"}},
         {"bisect-step", {"exitbench bisect-step --good good --kernel arch/x86/boot/bzImage --boots 3 --fail-if-slower 2 cpuid",
                          "exitbench bisect-step --good v6.12 --kernel bzImage --modules /tmp/mods/lib/modules/6.13.0 --guest-run '-n 64' cpuid"}},
     };

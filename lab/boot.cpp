@@ -117,7 +117,12 @@ BootPlan plan_boot(const BootSpec& spec) {
     if (spec.cpus < 1 || spec.cpus > 64) throw InputError("--cpus takes 1 to 64");
     if (spec.memory_mb < 256 || spec.memory_mb > 65536) throw InputError("--memory takes 256 to 65536 (MiB)");
     if (spec.append.find('\n') != std::string::npos) throw InputError("--append: a command line has no newline");
-    p.guest_args = guest_args(spec.args, p.want_result);
+    for (const auto& f : spec.files)
+        if (std::error_code ec; !fs::exists(f, ec) || (!fs::is_regular_file(f, ec) && !fs::is_directory(f, ec)))
+            throw InputError(fmt::format("--add {}: no such file or folder", f));
+    if (spec.exec && spec.args.empty()) throw InputError("boot --exec needs the command to run, after --");
+    if (spec.exec) p.guest_args = spec.args;
+    else p.guest_args = guest_args(spec.args, p.want_result);
     auto q = sys::find_program("qemu-system-x86_64");
     if (!q) throw HostError("no qemu-system-x86_64 on this host (install qemu-system-x86)");
     p.qemu = *q;
@@ -127,8 +132,10 @@ BootPlan plan_boot(const BootSpec& spec) {
 
 Booter::Booter(BootPlan plan) : plan_(std::move(plan)), dir_("exitbench-boot") {
     std::string ours = dir_.file("initramfs.cpio");
-    build_initramfs({plan_.spec.exitbench, plan_.modules, plan_.params, plan_.guest_args, plan_.want_result},
-                    dir_.file("stage"), ours);
+    InitramfsSpec init{plan_.spec.exitbench, plan_.modules, plan_.params, plan_.guest_args, plan_.want_result};
+    init.files = plan_.spec.files;
+    init.exec = plan_.spec.exec;
+    build_initramfs(init, dir_.file("stage"), ours);
     std::error_code ec;
     fs::remove_all(dir_.file("stage"), ec);
     initrd_ = ours;

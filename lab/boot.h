@@ -23,6 +23,11 @@ struct BootSpec {
     double timeout_s = 900;             // per boot, QEMU's whole run
     std::vector<std::string> args;      // exitbench's, inside; none: `run`
     std::string exitbench = "/proc/self/exe";
+    // --add: files and folders copied in at their own paths (a program with
+    // the libraries it links); --exec: `args` is a command of its own, run
+    // in place of exitbench, its output and exit status brought back.
+    std::vector<std::string> files = {};
+    bool exec = false;
 };
 
 // A spec checked and resolved, before anything boots.

@@ -155,6 +155,26 @@ void copy_with_libs(const std::string& from, const std::string& root, const std:
     }
 }
 
+// A file or folder at its own path in the guest, every executable file in
+// it with its libraries; a symlink given is copied as what it points to.
+void copy_in(const std::string& path, const std::string& root) {
+    std::string abs = fs::absolute(path).lexically_normal().string();
+    auto one = [&](const fs::path& from, const std::string& to) {
+        auto st = fs::status(from);
+        bool exe = (st.permissions() & fs::perms::owner_exec) != fs::perms::none;
+        if (exe) return copy_with_libs(from.string(), root, to);
+        fs::create_directories(fs::path(root + to).parent_path());
+        fs::copy_file(from, root + to, fs::copy_options::overwrite_existing);
+    };
+    if (!fs::is_directory(abs)) return one(abs, abs);
+    fs::create_directories(root + abs);
+    for (const auto& e : fs::recursive_directory_iterator(abs)) {
+        std::string to = abs + "/" + fs::relative(e.path(), abs).string();
+        if (e.is_directory()) fs::create_directories(root + to);
+        else if (e.is_regular_file()) one(e.path(), to);
+    }
+}
+
 // A compressed module is unpacked on the host: busybox's insmod takes a plain .ko.
 void copy_module(const std::string& dir, const std::string& rel, const std::string& root) {
     std::string out = root + "/modules/" + module_name(rel) + ".ko";
@@ -230,9 +250,9 @@ done
 dmesg -n 1
 cd /tmp
 say start
-/bin/exitbench{} </dev/null >"$(port {})" 2>"$(port {})"
+{}{} </dev/null >"$(port {})" 2>"$(port {})"
 echo "rc=$?" >&3
-)SH", args, kPortOut, kPortErr);
+)SH", s.exec ? "" : "/bin/exitbench", s.exec ? args.substr(1) : args, kPortOut, kPortErr);
     if (s.want_result) out += fmt::format("[ -f {0} ] && cat {0} >\"$(port {1})\"\n", kGuestResult, kPortResult);
     out += "echo end >&3\nexec 3>&-\npoweroff -f\nsleep 30\n";
     return out;
@@ -249,6 +269,7 @@ void build_initramfs(const InitramfsSpec& spec, const std::string& scratch, cons
         if (!bb) throw HostError("no busybox on this host (install busybox-static)");
         copy_with_libs(*bb, root, "/bin/busybox");
         for (const auto& p : spec.programs) copy_with_libs(p, root, "/usr/sbin/" + fs::path(p).filename().string());
+        for (const auto& f : spec.files) copy_in(f, root);
         std::set<std::string> mods;
         for (const auto* list : {&spec.modules.base, &spec.modules.amd, &spec.modules.intel, &spec.extra_modules})
             mods.insert(list->begin(), list->end());

@@ -45,6 +45,11 @@ struct InitramfsSpec {
     // and its own /init instead of the one that runs `args`.
     std::vector<std::string> programs = {}, extra_modules = {};
     std::string init = {};
+    // Copied in at their own paths, folders whole, each executable file with
+    // its libraries (boot --add); `exec`: args is the command /init runs in
+    // place of /bin/exitbench (boot --exec).
+    std::vector<std::string> files = {};
+    bool exec = false;
 };
 
 // Writes the archive (cpio newc, uncompressed: gunzip under TCG costs more

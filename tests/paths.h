@@ -13,7 +13,7 @@ std::string source_dir();        // the source tree's root
 std::string kunit_py();          // the kernel's tools/testing/kunit/kunit.py (from linux-source), if it was found
 std::string kselftest_dir();     // the kernel's tools/testing/selftests with run_kselftest.sh and kselftest/ (likewise)
 std::string artifacts_dir();     // screenshots kept for people to look at: build/artifacts
-std::string nested_script();     // tests/nested/run-in-svm.sh
+std::string nested_script();     // tests/nested/in-svm.sh
 std::string guest_script();      // tests/nested/in-guest.sh
 
 } // namespace eb::test

@@ -98,8 +98,7 @@ TEST(BadInput, MissingKvmDevice) {
     expect_one_line_error(run_cli({"--device", "/dev/null", "list"}), 3, "not a KVM device");
 }
 
-TEST(BadInput, NoPermissionOnKvm) {
-    REQUIRE_KVM();
+KVM_TEST(BadInput, NoPermissionOnKvm) {
     if (access("/usr/bin/setpriv", X_OK) != 0) GTEST_SKIP() << "setpriv (util-linux) is not installed";
     CliOptions o;
     o.wrap = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
@@ -109,8 +108,7 @@ TEST(BadInput, NoPermissionOnKvm) {
     expect_one_line_error(r, 3, "no permission");
 }
 
-TEST(BadInput, HostLackingACapability) {
-    REQUIRE_KVM();
+KVM_TEST(BadInput, HostLackingACapability) {
     CliOptions o;
     o.env = {"EXITBENCH_MASK_CAPS=IMMEDIATE_EXIT"};
     expect_one_line_error(run_cli({"run", "cpuid"}, o), 3, "needs KVM_CAP_IMMEDIATE_EXIT, host lacks it");

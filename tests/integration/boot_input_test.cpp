@@ -100,3 +100,12 @@ TEST_F(BootInput, BisectStepStopsTheBisectionOnItsOwnBadInput) {
         EXPECT_TRUE(one_line(e.err)) << e.err;
     }
 }
+
+// boot --add of nothing, and --exec without its command: one line each, no boot.
+TEST_F(BootInput, AMissingAddAndAnExecWithoutCommandAreRefused) {
+    auto k = fake_kernel(), m = fake_modules();
+    expect_one_line(run_cli({"boot", "--kernel", k, "--modules", m, "--add", temp_path("absent"), "--exec", "--", "true"}),
+                    2, "--add " + temp_path("absent") + ": no such file or folder");
+    expect_one_line(run_cli({"boot", "--kernel", k, "--modules", m, "--exec"}), 2,
+                    "boot --exec needs the command to run, after --");
+}

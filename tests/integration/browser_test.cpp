@@ -86,8 +86,8 @@ void expect_drawn(const json& check, size_t plots) {
 
 } // namespace
 
-TEST(Browser, RunReportDrawsRepeatsAndPerExitHistograms) {
-    REQUIRE_KVM();
+KVM_TEST_HOST_ONLY(Browser, RunReportDrawsRepeatsAndPerExitHistograms,
+    "needs headless Chromium, which the nested guest does not carry") {
     REQUIRE_CHROMIUM();
     TempDir dir;
     auto r = run_cli({"run", "cpuid", "inl_from_qemu", "selftest_hang", "--watchdog", "1s", "--sessions", "2", "-r", "3",
@@ -109,8 +109,8 @@ TEST(Browser, RunReportDrawsRepeatsAndPerExitHistograms) {
     EXPECT_LE(check["tallest_row"].get<int>(), 40) << check;
 }
 
-TEST(Browser, CompareReportDrawsForestPlotAndControl) {
-    REQUIRE_KVM();
+KVM_TEST_HOST_ONLY(Browser, CompareReportDrawsForestPlotAndControl,
+    "needs headless Chromium, which the nested guest does not carry") {
     REQUIRE_CHROMIUM();
     TempDir dir;
     for (const char* side : {"a", "b"}) {
@@ -137,8 +137,8 @@ TEST(Browser, ProfileReportDrawsSharesAndLatencyHistograms) {
     expect_drawn(open_page(dir, dir.file("p.html"), "profile", 2400), plots);
 }
 
-TEST(Browser, MergeReportDrawsAStripPlotPerGroupOfHosts) {
-    REQUIRE_KVM();
+KVM_TEST_HOST_ONLY(Browser, MergeReportDrawsAStripPlotPerGroupOfHosts,
+    "needs headless Chromium, which the nested guest does not carry") {
     REQUIRE_CHROMIUM();
     TempDir dir;
     auto files = fleet(dir, {"host-a", "host-b", "host-c", "slow", "newkernel"});

@@ -32,8 +32,7 @@ CliOptions long_run() {
 }
 } // namespace
 
-TEST(Calibrate, StoresACalibrationThatOneRunASideCompareUsesAndNames) {
-    REQUIRE_KVM();
+KVM_TEST(Calibrate, StoresACalibrationThatOneRunASideCompareUsesAndNames) {
     TempDir dir;
     auto db = dir.file("h.db");
     const std::vector<std::string> opts{"cpuid", "inl_from_kernel", "-n", "32", "--sessions", "2", "-r", "3"};

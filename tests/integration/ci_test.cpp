@@ -65,8 +65,8 @@ bool have_junitparser() { return std::system("/usr/bin/python3 -c 'import junitp
 
 // What a kselftest runner would run: exitbench with --format ktap, its KTAP
 // handed to prove as a test script's output.
-TEST(Ci, KtapOfRunAndCompareIsAcceptedByProve) {
-    REQUIRE_KVM();
+KVM_TEST_HOST_ONLY(Ci, KtapOfRunAndCompareIsAcceptedByProve,
+    "needs prove (Perl), python3 and xmllint, which the nested guest does not carry") {
     if (!have_tool("prove")) GTEST_SKIP() << "prove (Debian package perl) is not installed";
     TempDir dir;
     auto a = run_cli(cat({"run"}, cat(kQuick, {"--no-save", "--format", "ktap", "--export-json", dir.file("a.json"),
@@ -156,8 +156,8 @@ TEST(Ci, KtapUsageErrorsFailAsKselftestReadsThem) {
 // the limitation is an expected failure everywhere: kselftest's XFAIL in
 // KTAP, read as a pass by prove and by the kernel's kunit.py, a skip of type
 // xfail in JUnit, and exit status 0 with the reason still printed.
-TEST(Ci, AKnownLimitationIsAnExpectedFailureForEveryConsumer) {
-    REQUIRE_KVM();
+KVM_TEST_HOST_ONLY(Ci, AKnownLimitationIsAnExpectedFailureForEveryConsumer,
+    "needs prove (Perl), python3 and xmllint, which the nested guest does not carry") {
     if (!have_tool("prove")) GTEST_SKIP() << "prove (Debian package perl) is not installed";
     TempDir dir;
     auto r = run_cli({"run", "vmcall", "cpuid", "-r", "2", "-n", "500", "--sessions", "1", "--watchdog", "1",
@@ -194,8 +194,8 @@ TEST(Ci, AKnownLimitationIsAnExpectedFailureForEveryConsumer) {
 
 // --fail-if-slower over saved runs, B 30% slower: the regressed test is "not
 // ok" in KTAP (prove and kunit.py fail it) and a <failure> in JUnit.
-TEST(Ci, AGatedRegressionFailsItsTestForEveryConsumer) {
-    REQUIRE_KVM();
+KVM_TEST_HOST_ONLY(Ci, AGatedRegressionFailsItsTestForEveryConsumer,
+    "needs prove (Perl), python3 and xmllint, which the nested guest does not carry") {
     if (!have_tool("prove")) GTEST_SKIP() << "prove (Debian package perl) is not installed";
     TempDir dir;
     auto r = run_cli(cat({"run"}, cat(kQuick, {"--no-save", "--json", dir.file("a0.json")})));

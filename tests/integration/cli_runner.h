@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "kvm_test.h"  // KVM_TEST: the tests that need /dev/kvm
+
 struct CliResult {
     int rc = -1;           // exit status, or 128+signal
     std::string out, err;
@@ -76,6 +78,3 @@ inline const eb::suite::TestResult& find(const eb::suite::RunReport& r, const st
         if (t.name == name) return t;
     throw std::runtime_error("no result for " + name);
 }
-
-#define REQUIRE_KVM() \
-    if (!have_kvm()) GTEST_SKIP() << "/dev/kvm is absent on this machine"

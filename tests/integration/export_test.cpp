@@ -54,8 +54,7 @@ void expect_complete(const TempDir& dir, const std::string& base, size_t rows) {
 
 } // namespace
 
-TEST(Export, RunAndCompareWriteEveryFormatWithStdoutClosed) {
-    REQUIRE_KVM();
+KVM_TEST(Export, RunAndCompareWriteEveryFormatWithStdoutClosed) {
     TempDir dir;
     CliOptions closed;
     closed.close_stdout = true;
@@ -109,8 +108,7 @@ TEST(Export, BadPathsAndFormatsAreUsageErrorsBeforeAnythingRuns) {
 
 // As root, renaming a temporary file over an export path replaced /dev/null
 // itself with a regular file holding the results (issue 24).
-TEST(Export, DevicesAreWrittenInPlaceNeverReplaced) {
-    REQUIRE_KVM();
+KVM_TEST(Export, DevicesAreWrittenInPlaceNeverReplaced) {
     if (geteuid() != 0) GTEST_SKIP() << "only root could replace /dev/null; as another user the rename fails anyway";
     TempDir dir;
     auto node = dir.file("null");  // a null device of the test's own as well
@@ -141,8 +139,7 @@ TEST(Export, ImportJsonToDevNullKeepsTheDevice) {
     EXPECT_EQ(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator{}), 1);
 }
 
-TEST(Export, PromtoolAcceptsRealRunMetrics) {
-    REQUIRE_KVM();
+KVM_TEST(Export, PromtoolAcceptsRealRunMetrics) {
     if (!have_tool("promtool")) GTEST_SKIP() << "promtool (Debian package prometheus) is not installed";
     TempDir dir;
     auto r = run_cli(concat(kQuickRun, {"--per-exit", "--export-openmetrics", dir.file("m.prom")}));
@@ -187,8 +184,7 @@ TEST(Export, DashIsStdout) {
 
 // --quiet leaves stderr to warnings and errors: a save's note is gone, and
 // so is the progress; stdout is the same.
-TEST(Export, QuietKeepsOnlyWarningsAndErrors) {
-    REQUIRE_KVM();
+KVM_TEST(Export, QuietKeepsOnlyWarningsAndErrors) {
     TempDir dir;
     const std::vector<std::string> run = {"run", "cpuid", "-n", "64", "-r", "2", "--format", "csv", "--db", dir.file("h.db")};
     auto loud = run_cli(run);

@@ -49,8 +49,7 @@ std::string instance(const std::string& dir, int pid) { return dir + "/exitbench
     auto dir = instances_dir();                                               \
     if (dir.empty()) GTEST_SKIP() << "no writable tracefs on this host"
 
-TEST(Fault, FullStdoutIsAnErrorAndTheJsonIsComplete) {
-    REQUIRE_KVM();
+KVM_TEST(Fault, FullStdoutIsAnErrorAndTheJsonIsComplete) {
     TempDir tmp;
     CliOptions o;
     o.stdout_file = "/dev/full";
@@ -69,8 +68,7 @@ TEST(Fault, FullStdoutIsAnErrorAndTheJsonIsComplete) {
     EXPECT_NE(env.err.find("cannot write to stdout"), std::string::npos) << env.err;
 }
 
-TEST(Fault, ClosedStdoutEndsCleanlyAndTheJsonIsWritten) {
-    REQUIRE_KVM();
+KVM_TEST(Fault, ClosedStdoutEndsCleanlyAndTheJsonIsWritten) {
     TempDir tmp;
     CliOptions o;
     o.close_stdout = true;
@@ -85,8 +83,7 @@ TEST(Fault, ClosedStdoutEndsCleanlyAndTheJsonIsWritten) {
     EXPECT_EQ(run_cli({"list"}, o).rc, 0);
 }
 
-TEST(Fault, SigtermAndSighupKeepFinishedResults) {
-    REQUIRE_KVM();
+KVM_TEST(Fault, SigtermAndSighupKeepFinishedResults) {
     for (int sig : {SIGTERM, SIGHUP}) {
         TempDir tmp;
         CliOptions o;
@@ -103,8 +100,7 @@ TEST(Fault, SigtermAndSighupKeepFinishedResults) {
     }
 }
 
-TEST(Fault, SignalsDuringProfilingLeaveNoInstance) {
-    REQUIRE_KVM();
+KVM_TEST(Fault, SignalsDuringProfilingLeaveNoInstance) {
     REQUIRE_TRACEFS(dir);
     TempDir tmp;
     CliOptions o;
@@ -136,9 +132,12 @@ TEST(Fault, StaleInstancesAreSweptButLiveOnesKept) {
     EXPECT_FALSE(fs::exists(stale));
     EXPECT_TRUE(fs::exists(live));
     rmdir(live.c_str());
-    if (!have_kvm()) return;
-    // A profiling run sweeps too, and says so.
-    stale = instance(dir, dead_pid());
+}
+
+// A profiling run sweeps too, and says so.
+KVM_TEST(Fault, AProfilingRunSweepsStaleInstancesToo) {
+    REQUIRE_TRACEFS(dir);
+    std::string stale = instance(dir, dead_pid());
     ASSERT_EQ(mkdir(stale.c_str(), 0755), 0);
     TempDir kept;
     auto run = run_cli({"run", "cpuid", "-n", "16", "-r", "1", "--no-save", "--profile-out", kept.file("p.trace")});
@@ -147,8 +146,7 @@ TEST(Fault, StaleInstancesAreSweptButLiveOnesKept) {
     EXPECT_FALSE(fs::exists(stale));
 }
 
-TEST(Fault, TemporaryTracesOfDeadRunsAreRemoved) {
-    REQUIRE_KVM();
+KVM_TEST(Fault, TemporaryTracesOfDeadRunsAreRemoved) {
     REQUIRE_TRACEFS(dir);
     TempDir tmp;
     std::string dead = std::to_string(dead_pid()), self = std::to_string(getpid());
@@ -166,8 +164,7 @@ TEST(Fault, TemporaryTracesOfDeadRunsAreRemoved) {
     EXPECT_EQ(left, std::vector<std::string>{"exitbench-profile-" + self + "-zzzzzz"});
 }
 
-TEST(Fault, TraceWriteFailureStopsProfilingButKeepsResults) {
-    REQUIRE_KVM();
+KVM_TEST(Fault, TraceWriteFailureStopsProfilingButKeepsResults) {
     REQUIRE_TRACEFS(dir);
     TempDir tmp;
     CliOptions o;
@@ -186,8 +183,8 @@ TEST(Fault, TraceWriteFailureStopsProfilingButKeepsResults) {
     EXPECT_EQ(std::distance(fs::directory_iterator(tmp.path), fs::directory_iterator{}), 1);
 }
 
-TEST(Fault, ThreadCreationFailureIsAnErrorNotAHang) {
-    REQUIRE_KVM();
+KVM_TEST_HOST_ONLY(Fault, ThreadCreationFailureIsAnErrorNotAHang,
+    "needs a writable cgroup v1 pids hierarchy, which the nested guest does not mount") {
     // A pids cgroup (v1) that admits exitbench and one vCPU thread, no more.
     std::string cg = "/sys/fs/cgroup/pids/eb_it_" + std::to_string(getpid());
     if (mkdir(cg.c_str(), 0755) != 0) GTEST_SKIP() << "no writable pids cgroup here";
@@ -210,8 +207,7 @@ TEST(Fault, ThreadCreationFailureIsAnErrorNotAHang) {
 // SIGINT at any moment of a run — opening KVM, sizing batches, between tests
 // or sessions — ends it as interrupted: never a crash, and the file written
 // is either a complete result or, when it was interrupted, says so.
-TEST(Fault, SigintInEveryPhaseOfARunKeepsWhatFinished) {
-    REQUIRE_KVM();
+KVM_TEST(Fault, SigintInEveryPhaseOfARunKeepsWhatFinished) {
     int interrupted_with_a_file = 0;
     for (double at : {0.0, 0.01, 0.05, 0.2, 0.5, 1.0}) {
         TempDir tmp;
@@ -233,8 +229,7 @@ TEST(Fault, SigintInEveryPhaseOfARunKeepsWhatFinished) {
 }
 
 // The same for a live compare: before its first round, inside one, or later.
-TEST(Fault, SigintInEveryPhaseOfACompareKeepsWhatFinished) {
-    REQUIRE_KVM();
+KVM_TEST(Fault, SigintInEveryPhaseOfACompareKeepsWhatFinished) {
     int compared = 0;
     for (double at : {0.0, 0.05, 0.3, 1.0}) {
         TempDir tmp;

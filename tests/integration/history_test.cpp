@@ -27,8 +27,7 @@ size_t lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n')
 
 class History : public eb::test::TempDirTest {};
 
-TEST_F(History, RunSavesAndHistoryListsShowsAndExports) {
-    REQUIRE_KVM();
+KVM_TEST_F(History, RunSavesAndHistoryListsShowsAndExports) {
     auto db = temp_path("h.db");
     auto r = quick_run(db, {"--label", "before-v2", "--note", "stock kernel"});
     ASSERT_EQ(r.rc, 0) << r.err;
@@ -57,8 +56,7 @@ TEST_F(History, RunSavesAndHistoryListsShowsAndExports) {
     EXPECT_NE(trend.out.find("run    1"), std::string::npos) << trend.out;
 }
 
-TEST_F(History, NoSaveLeavesNoDatabase) {
-    REQUIRE_KVM();
+KVM_TEST_F(History, NoSaveLeavesNoDatabase) {
     auto r = run_cli({"run", "cpuid", "-n", "64", "-r", "2", "--sessions", "1", "--no-save"});
     ASSERT_EQ(r.rc, 0) << r.err;
     EXPECT_EQ(r.err.find("saved as run"), std::string::npos) << r.err;
@@ -66,8 +64,7 @@ TEST_F(History, NoSaveLeavesNoDatabase) {
     EXPECT_EQ(bad.rc, 2);
 }
 
-TEST_F(History, CompareLabelsRunsAndAgainstLast) {
-    REQUIRE_KVM();
+KVM_TEST_F(History, CompareLabelsRunsAndAgainstLast) {
     auto db = temp_path("h.db");
     for (const char* label : {"A", "A", "B", "B"}) ASSERT_EQ(quick_run(db, {"--label", label}).rc, 0);
     auto byl = run_cli({"compare", "label:A", "label:B", "--db", db});
@@ -89,8 +86,7 @@ TEST_F(History, CompareLabelsRunsAndAgainstLast) {
     EXPECT_EQ(mixed.rc, 0) << mixed.err;
 }
 
-TEST_F(History, UnknownLabelsAndIdsSuggest) {
-    REQUIRE_KVM();
+KVM_TEST_F(History, UnknownLabelsAndIdsSuggest) {
     auto db = temp_path("h.db");
     ASSERT_EQ(quick_run(db, {"--label", "before"}).rc, 0);
     auto lab = run_cli({"compare", "label:befor", "run:1", "--db", db});
@@ -111,8 +107,7 @@ TEST_F(History, UnknownLabelsAndIdsSuggest) {
     EXPECT_EQ(run_cli({"compare", "--against", "last", "--db", db}).rc, 2);
 }
 
-TEST_F(History, RmAsksOnATerminalAndNeedsYesOtherwise) {
-    REQUIRE_KVM();
+KVM_TEST_F(History, RmAsksOnATerminalAndNeedsYesOtherwise) {
     auto db = temp_path("h.db");
     ASSERT_EQ(quick_run(db).rc, 0);
     auto no = run_cli({"history", "rm", "1", "--db", db});
@@ -123,8 +118,7 @@ TEST_F(History, RmAsksOnATerminalAndNeedsYesOtherwise) {
     EXPECT_EQ(run_cli({"history", "show", "1", "--db", db}).rc, 2);
 }
 
-TEST_F(History, BadStoresGetOneLine) {
-    REQUIRE_KVM();
+KVM_TEST_F(History, BadStoresGetOneLine) {
     auto corrupt = temp_path("corrupt.db");
     std::ofstream(corrupt) << std::string(8192, '\x5a');
     auto foreign = temp_path("foreign.json");
@@ -145,8 +139,7 @@ TEST_F(History, BadStoresGetOneLine) {
     }
 }
 
-TEST_F(History, ParallelRunsAllSave) {
-    REQUIRE_KVM();
+KVM_TEST_F(History, ParallelRunsAllSave) {
     auto db = temp_path("h.db");
     constexpr int kWriters = 4;
     std::vector<std::future<CliResult>> runs;
@@ -161,8 +154,7 @@ TEST_F(History, ParallelRunsAllSave) {
     EXPECT_EQ(lines(list.out), size_t(kWriters + 1)) << list.out;
 }
 
-TEST_F(History, LiveCompareSavesEachConfigurationAsARun) {
-    REQUIRE_KVM();
+KVM_TEST_F(History, LiveCompareSavesEachConfigurationAsARun) {
     auto db = temp_path("h.db");
     auto cmp = run_cli({"compare", "cpuid", "--a", "", "--b", "--guest-efer nx=off", "--rounds", "3", "-n", "64",
                         "-r", "2", "--no-baseline", "--db", db, "--label", "nx"});

@@ -53,8 +53,7 @@ TEST(HostProfile, UsageErrors) {
 }
 
 // Every line "test;frame;...;frame count", the test's name as the root.
-TEST(HostProfile, FoldedStacksFormat) {
-    REQUIRE_KVM();
+KVM_TEST(HostProfile, FoldedStacksFormat) {
     TempDir d;
     auto file = d.file("cpuid.folded");
     auto r = run_cli({"run", "cpuid", "--no-baseline", "--no-save", "--sessions", "1", "--repeats", "2",

@@ -130,8 +130,7 @@ TEST_F(ImportOneRun, ATestInTwoLogsIsOneLineNamingBothAndSavesNothing) {
     EXPECT_FALSE(fs::exists(db));
 }
 
-TEST_F(ImportOneRun, LinesUpWithAnExitbenchRunOfTheSameTests) {
-    REQUIRE_KVM();
+KVM_TEST_F(ImportOneRun, LinesUpWithAnExitbenchRunOfTheSameTests) {
     auto logs = make_logs(), db = temp_path("h.db");
     ASSERT_EQ(run_cli({"import", "kut", logs, "--db", db}).rc, 0);
     auto run = run_cli({"run", "cpuid", "inl_from_pmtimer", "-n", "64", "-r", "3", "--sessions", "1", "--db", db});

@@ -70,8 +70,7 @@ TEST_F(Import, TheSameRunTwiceIsRefused) {
     EXPECT_NE(cmp.out.find("not testable at the run level (1 vs 1 run)"), std::string::npos) << cmp.out;
 }
 
-TEST_F(Import, ComparesWithAnExitbenchRunAndSaysNotTestableOnOneSample) {
-    REQUIRE_KVM();
+KVM_TEST_F(Import, ComparesWithAnExitbenchRunAndSaysNotTestableOnOneSample) {
     auto db = temp_path("h.db");
     ASSERT_EQ(run_cli({"import", "kut", kut_fixture("vmexit-serial.log"), "--db", db}).rc, 0);
     auto run = run_cli({"run", "cpuid", "inl_from_qemu", "-n", "64", "-r", "3", "--sessions", "1", "--db", db});

@@ -25,8 +25,7 @@ std::vector<std::string> merge_args(std::vector<std::string> inputs, const TempD
 
 } // namespace
 
-TEST(Merge, AFleetInEveryFormatFlagsTheSlowHostWithStdoutClosed) {
-    REQUIRE_KVM();
+KVM_TEST(Merge, AFleetInEveryFormatFlagsTheSlowHostWithStdoutClosed) {
     TempDir dir;
     auto files = fleet(dir, {"a", "b", "c", "slow", "newkernel"});
     CliOptions closed;
@@ -56,8 +55,7 @@ TEST(Merge, AFleetInEveryFormatFlagsTheSlowHostWithStdoutClosed) {
     EXPECT_EQ(std::system(cmd.c_str()), 0) << slurp(dir.file("log"));
 }
 
-TEST(Merge, HistoryRunsOfOneHostAreItsRunsNotMoreHosts) {
-    REQUIRE_KVM();
+KVM_TEST(Merge, HistoryRunsOfOneHostAreItsRunsNotMoreHosts) {
     TempDir dir;
     std::string db = dir.file("h.db");
     for (int i = 0; i < 2; ++i) {

@@ -17,8 +17,7 @@ namespace {
 // Each test writes its files into a fresh directory of its own.
 class Output : public eb::test::TempDirTest {};
 
-TEST_F(Output, KutFormatMatchesVmexitFlatLines) {
-    REQUIRE_KVM();
+KVM_TEST_F(Output, KutFormatMatchesVmexitFlatLines) {
     auto r = run_cli({"run", "cpuid", "inl_from_qemu", "-n", "64", "-r", "2", "--format", "kut"});
     ASSERT_EQ(r.rc, 0) << r.err;
     std::istringstream in(r.out);
@@ -32,8 +31,7 @@ TEST_F(Output, KutFormatMatchesVmexitFlatLines) {
     EXPECT_EQ(names, (std::vector<std::string>{"baseline", "cpuid", "inl_from_qemu"}));
 }
 
-TEST_F(Output, JsonFileIsCompleteAndParsesBack) {
-    REQUIRE_KVM();
+KVM_TEST_F(Output, JsonFileIsCompleteAndParsesBack) {
     auto path = temp_path("run.json");
     auto r = run_cli({"run", "cpuid", "-n", "64", "-r", "4", "--json", path});
     ASSERT_EQ(r.rc, 0) << r.err;
@@ -50,8 +48,7 @@ TEST_F(Output, JsonFileIsCompleteAndParsesBack) {
     EXPECT_NE(r.out.find("cycles/iter"), std::string::npos);
 }
 
-TEST_F(Output, CtrlCKeepsFinishedResults) {
-    REQUIRE_KVM();
+KVM_TEST_F(Output, CtrlCKeepsFinishedResults) {
     auto path = temp_path("interrupted.json");
     CliOptions o;
     o.sigint_after_s = 1.5;
@@ -67,8 +64,7 @@ TEST_F(Output, CtrlCKeepsFinishedResults) {
     EXPECT_EQ(rep.results[2].status, suite::Status::Interrupted);
 }
 
-TEST_F(Output, ListShowsEveryTestWithItsExit) {
-    REQUIRE_KVM();
+KVM_TEST_F(Output, ListShowsEveryTestWithItsExit) {
     auto r = run_cli({"list"});
     ASSERT_EQ(r.rc, 0) << r.err;
     for (const char* s : {"cpuid", "vmcall", "inl_from_qemu", "mmio_from_user", "1 kernel exit",
@@ -86,8 +82,7 @@ TEST_F(Output, EnvPrintsTheHostFacts) {
         EXPECT_NE(r.out.find(k), std::string::npos) << k;
 }
 
-TEST_F(Output, JsonEmbedsTheEnvironment) {
-    REQUIRE_KVM();
+KVM_TEST_F(Output, JsonEmbedsTheEnvironment) {
     auto r = run_cli({"run", "cpuid", "-n", "16", "-r", "1", "--format", "json"});
     ASSERT_EQ(r.rc, 0) << r.err;
     auto j = nlohmann::json::parse(r.out);
@@ -95,8 +90,7 @@ TEST_F(Output, JsonEmbedsTheEnvironment) {
     EXPECT_TRUE(j["env"].contains("cpu.microcode"));
 }
 
-TEST_F(Output, RecipeRunsItsConfigurationsSideBySide) {
-    REQUIRE_KVM();
+KVM_TEST_F(Output, RecipeRunsItsConfigurationsSideBySide) {
     auto path = temp_path("recipe.json");
     auto r = run_cli({"recipe", "run", "efer-switch", "-n", "32", "--rounds", "2", "--json", path});
     ASSERT_EQ(r.rc, 0) << r.err;
@@ -125,8 +119,7 @@ TEST_F(Output, RecipeRunsItsConfigurationsSideBySide) {
 
 // Where a precondition fails (kvm_pvm has no VMX), one round still runs to
 // read the knobs back, and every read-back that differs is among the reasons.
-TEST_F(Output, RecipeNotAnswerableSaysWhy) {
-    REQUIRE_KVM();
+KVM_TEST_F(Output, RecipeNotAnswerableSaysWhy) {
     auto path = temp_path("bhi.json");
     auto r = run_cli({"recipe", "run", "bhi-spec-ctrl", "-n", "16", "--no-save", "--json", path});
     ASSERT_EQ(r.rc, 0) << r.err;

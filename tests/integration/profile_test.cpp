@@ -23,8 +23,7 @@ uint64_t count_of(const std::string& report, const std::string& key) {
 // Each test writes its files into a fresh directory of its own.
 class Profile : public eb::test::TempDirTest {};
 
-TEST_F(Profile, RecordsKnownExitCounts) {
-    REQUIRE_KVM();
+KVM_TEST_F(Profile, RecordsKnownExitCounts) {
     auto trace = temp_path("run.trace");
     // Three batches of 100 (one warm-up, two measured) per test, plus the one
     // read with which the guest checks the device before timing.
@@ -50,8 +49,7 @@ TEST_F(Profile, RecordsKnownExitCounts) {
     EXPECT_EQ(cmp.rc, 0) << cmp.err;
 }
 
-TEST_F(Profile, LiveBatchModeShowsTheRunningGuest) {
-    REQUIRE_KVM();
+KVM_TEST_F(Profile, LiveBatchModeShowsTheRunningGuest) {
     std::thread guest([] { run_cli({"run", "inl_from_qemu", "-n", "20000", "-r", "30", "--no-baseline"}); });
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     auto r = run_cli({"profile", "live", "-a", "-1", "-d", "1s", "--csv", "--event", "ioport"});
@@ -63,8 +61,7 @@ TEST_F(Profile, LiveBatchModeShowsTheRunningGuest) {
 
 // perf kvm stat record -- COMMAND: the command's own VM is recorded, from its
 // first exit to its last, and the recording ends when it exits.
-TEST_F(Profile, RecordsACommandUntilItExits) {
-    REQUIRE_KVM();
+KVM_TEST_F(Profile, RecordsACommandUntilItExits) {
     auto trace = temp_path("cmd.trace");
     auto r = run_cli({"profile", "record", "-o", trace, "--", eb::test::exitbench_binary(), "run", "rd_tsc_adjust_msr", "-n", "100",
                       "-r", "2", "--sessions", "1", "--no-baseline", "--no-save", "--no-trace-verify"});
@@ -103,8 +100,7 @@ TEST_F(Profile, BadInputsGiveOneLineErrors) {
 
 // --profile leaves the harness's ucall exits out, and records nothing where
 // kvm_exit never fires.
-TEST_F(Profile, AttributesOnlyTheTestsExits) {
-    REQUIRE_KVM();
+KVM_TEST_F(Profile, AttributesOnlyTheTestsExits) {
     auto json = temp_path("run.json");
     auto r = run_cli({"run", "inl_from_kernel", "-n", "200", "-r", "2", "--sessions", "1", "--no-save", "--profile",
                       "--json", json});

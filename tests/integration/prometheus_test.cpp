@@ -174,8 +174,8 @@ private:
     if (!have_tool("prometheus")) GTEST_SKIP() << "prometheus (Debian package prometheus) is not installed"
 
 // docs/fleet.md's recipe: a run exports straight into the collector's directory.
-TEST(Fleet, RunMetricsReachPrometheusWithTheirHostLabels) {
-    REQUIRE_KVM();
+KVM_TEST_HOST_ONLY(Fleet, RunMetricsReachPrometheusWithTheirHostLabels,
+    "starts Prometheus and node_exporter on loopback, which the nested guest neither carries nor networks") {
     REQUIRE_DAEMONS();
     TempDir dir;
     std::string textfiles = dir.file("textfile");

@@ -56,6 +56,17 @@ Row locked_saves_row(const std::string& dir);
 Row full_disk_saves_row(const std::string& dir);
 Row read_only_saves_row(const std::string& dir);
 Row concurrent_saves_row(const std::string& dir);
+// The save rows take import's path, or, while `measuring_paths` is set, the
+// paths of the commands that measure (run, calibrate, a live compare).
+extern bool measuring_paths;
+template <Row (*make)(const std::string&)>
+Row measuring(const std::string& dir) {
+    measuring_paths = true;
+    Row r = make(dir);
+    measuring_paths = false;
+    r.name += " (measuring)";
+    return r;
+}
 
 // robustness_options.cpp: every option of every command, hostile values.
 Row option_fuzz_row(const std::string& dir);

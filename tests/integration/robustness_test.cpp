@@ -216,9 +216,15 @@ TEST(Robustness, ConcurrentWriters) {
     });
 }
 TEST(Robustness, ALockedStore) { check_row(locked_row); }
-TEST(Robustness, RunsUnderKvm) { check_row(kvm_row); }
+KVM_TEST(Robustness, RunsUnderKvm) { check_row(kvm_row); }
+// The save rows: import's path here; run's, calibrate's and a live compare's,
+// which measure, in rows of their own under /dev/kvm.
 TEST(Robustness, SavePathsUnderALockedStore) { check_row(locked_saves_row); }
 TEST(Robustness, SavePathsOnAFullDisk) { check_row(full_disk_saves_row); }
 TEST(Robustness, SavePathsInAReadOnlyFolder) { check_row(read_only_saves_row); }
 TEST(Robustness, SavePathsConcurrently) { check_row(concurrent_saves_row); }
+KVM_TEST(Robustness, MeasuringSavePathsUnderALockedStore) { check_row(measuring<locked_saves_row>); }
+KVM_TEST(Robustness, MeasuringSavePathsOnAFullDisk) { check_row(measuring<full_disk_saves_row>); }
+KVM_TEST(Robustness, MeasuringSavePathsInAReadOnlyFolder) { check_row(measuring<read_only_saves_row>); }
+KVM_TEST(Robustness, MeasuringSavePathsConcurrently) { check_row(measuring<concurrent_saves_row>); }
 TEST(Robustness, OptionFuzz) { check_row(option_fuzz_row); }

@@ -31,8 +31,7 @@ const std::vector<std::string> kAsDaemon = {"/usr/bin/setpriv", "--reuid=1", "--
 
 class StoreSafety : public eb::test::TempDirTest {};
 
-TEST_F(StoreSafety, DbIsCheckedBeforeTheRun) {
-    REQUIRE_KVM();
+KVM_TEST_F(StoreSafety, DbIsCheckedBeforeTheRun) {
     auto text = temp_path("notes.txt");
     std::ofstream(text) << std::string(4096, 'x');
     for (const std::string& db : {text, dir().string(), std::string("/proc/exitbench/history.db")}) {
@@ -59,8 +58,7 @@ TEST_F(StoreSafety, SqliteSpecialNamesAreRefused) {
 // A full disk (a 4 KiB tmpfs of the test's own) fails the save after the
 // run: exit 5, the result kept in TMPDIR, no empty store left, and the
 // command printed imports it.
-TEST_F(StoreSafety, FailedSaveExitsFiveKeepsTheResultAndSaysHowToImportIt) {
-    REQUIRE_KVM();
+KVM_TEST_F(StoreSafety, FailedSaveExitsFiveKeepsTheResultAndSaysHowToImportIt) {
     if (std::system("unshare -m true 2>/dev/null") != 0) GTEST_SKIP() << "needs root to mount a tmpfs (unshare -m)";
     auto full = temp_path("full"), kept = temp_path("kept");
     fs::create_directories(full);

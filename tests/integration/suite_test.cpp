@@ -28,8 +28,8 @@ suite::RunReport run_json(const std::vector<std::string>& tests, int* rc = nullp
 
 } // namespace
 
-TEST(Suite, EveryRegistryTestRunsWithTheExpectedOutcome) {
-    REQUIRE_KVM();
+KVM_TEST_HOST_ONLY(Suite, EveryRegistryTestRunsWithTheExpectedOutcome,
+    "QEMU TCG does not intercept XSETBV, so xsetbv has no exit there; nested_svm runs every registry test with TCG's known gaps allowed for") {
     std::vector<std::string> names;
     for (const auto& t : suite::registry())
         if (!t.internal) names.push_back(t.name);
@@ -82,8 +82,7 @@ TEST(Suite, EveryRegistryTestRunsWithTheExpectedOutcome) {
     }
 }
 
-TEST(Suite, IoeventfdsFireExactlyOncePerGuestWrite) {
-    REQUIRE_KVM();
+KVM_TEST(Suite, IoeventfdsFireExactlyOncePerGuestWrite) {
     auto rep = run_json({"mmio-wildcard-eventfd:pci-mem", "mmio-datamatch-eventfd:pci-mem",
                          "portio-wildcard-eventfd:pci-io", "portio-datamatch-eventfd:pci-io",
                          "portio-no-eventfd:pci-io"});
@@ -103,8 +102,7 @@ TEST(Suite, IoeventfdsFireExactlyOncePerGuestWrite) {
     }
 }
 
-TEST(Suite, InterruptTestsHandleOneInterruptPerIteration) {
-    REQUIRE_KVM();
+KVM_TEST(Suite, InterruptTestsHandleOneInterruptPerIteration) {
     auto rep = run_json({"tscdeadline_immed", "tscdeadline", "self_ipi_sti_hlt",
                          "x2apic_self_ipi_tpr_sti_hlt", "ipi", "ipi_halt"});
     for (const auto& t : rep.results) {
@@ -121,8 +119,7 @@ TEST(Suite, InterruptTestsHandleOneInterruptPerIteration) {
     for (double l : ipi.ipi_latency_cycles) EXPECT_GT(l, 0);
 }
 
-TEST(Suite, LostInterruptIsAFailureNotANumber) {
-    REQUIRE_KVM();
+KVM_TEST(Suite, LostInterruptIsAFailureNotANumber) {
     auto rep = run_json({"self_ipi_sti_nop"});
     const auto& t = find(rep, "self_ipi_sti_nop");
     if (!suite::is_failure(t.status))
@@ -131,8 +128,7 @@ TEST(Suite, LostInterruptIsAFailureNotANumber) {
     EXPECT_NE(t.detail.find("interrupts were lost"), std::string::npos) << t.detail;
 }
 
-TEST(Suite, SmpAndPinningCompose) {
-    REQUIRE_KVM();
+KVM_TEST(Suite, SmpAndPinningCompose) {
     // Parallel tests run on both vCPUs; per-iteration counts stay per vCPU.
     auto r = run_cli({"run", "cpuid", "ple_round_robin", "inl_from_qemu", "tscdeadline", "-n", "32",
                       "-r", "2", "--smp", "2", "--pin", "auto", "--format", "json"});
@@ -148,8 +144,8 @@ TEST(Suite, SmpAndPinningCompose) {
     EXPECT_NE(over.err.find("overcommit"), std::string::npos);
 }
 
-TEST(Suite, ApicModesAreSelectable) {
-    REQUIRE_KVM();
+KVM_TEST_HOST_ONLY(Suite, ApicModesAreSelectable,
+    "under TCG the nested kvm_amd takes 5 exits per xAPIC self-IPI, past the 1-4 expected (TCG's SVM has no NRIP save, so kvm_amd emulates each instruction skip)") {
     auto r = run_cli({"run", "self_ipi_sti_hlt", "x2apic_self_ipi_sti_hlt", "-n", "32", "-r", "2",
                       "--apic", "xapic", "--format", "json"});
     ASSERT_EQ(r.rc, 0) << r.err;
@@ -160,8 +156,7 @@ TEST(Suite, ApicModesAreSelectable) {
     EXPECT_NE(find(rep, "x2apic_self_ipi_sti_hlt").detail.find("xAPIC mode"), std::string::npos);
 }
 
-TEST(Knobs, GuestSeesTheMsrEferAndCpuidItWasGiven) {
-    REQUIRE_KVM();
+KVM_TEST(Knobs, GuestSeesTheMsrEferAndCpuidItWasGiven) {
     auto r = run_cli({"run", "cpuid", "-n", "16", "-r", "1", "--guest-msr", "kernel_gs_base=0x1234000",
                       "--guest-msr", "0x3b=0", "--guest-efer", "nx=off,sce=off", "--cpuid=-x2apic,tsc-deadline=off",
                       "--format", "json"});
@@ -181,8 +176,7 @@ TEST(Knobs, GuestSeesTheMsrEferAndCpuidItWasGiven) {
     EXPECT_EQ(*find(d, "cpuid").guest_state.efer & ((1u << 11) | 1u), (1u << 11) | 1u);
 }
 
-TEST(Knobs, CpuidEditsChangeWhatRunsAndHow) {
-    REQUIRE_KVM();
+KVM_TEST(Knobs, CpuidEditsChangeWhatRunsAndHow) {
     // Without x2APIC, auto picks xAPIC and the x2APIC tests say why they skip.
     auto r = run_cli({"run", "x2apic_self_ipi_sti_hlt", "tscdeadline", "-n", "16", "-r", "1",
                       "--cpuid=-x2apic,-tsc-deadline", "--format", "json"});
@@ -194,8 +188,7 @@ TEST(Knobs, CpuidEditsChangeWhatRunsAndHow) {
 
 // A knob the guest's CPU model cannot take skips the configuration (the
 // baseline too): nothing failed, it cannot run.
-TEST(Knobs, AGuestMsrWriteThatFaultsSkipsTheConfiguration) {
-    REQUIRE_KVM();
+KVM_TEST(Knobs, AGuestMsrWriteThatFaultsSkipsTheConfiguration) {
     auto rep = run_json({"cpuid", "--guest-msr", "0x777=1"});
     EXPECT_EQ(find(rep, "cpuid").status, suite::Status::Skipped);
     EXPECT_EQ(find(rep, "baseline").status, suite::Status::Skipped);
@@ -203,16 +196,14 @@ TEST(Knobs, AGuestMsrWriteThatFaultsSkipsTheConfiguration) {
     EXPECT_NE(find(rep, "cpuid").detail.find("WRMSR 0x00000777 raised #GP"), std::string::npos);
 }
 
-TEST(Suite, CostlyExitsCostMoreThanTheBaseline) {
-    REQUIRE_KVM();
+KVM_TEST(Suite, CostlyExitsCostMoreThanTheBaseline) {
     auto rep = run_json({"baseline", "inl_from_qemu", "mmio_from_user"});
     double base = find(rep, "baseline").sessions.at(0).samples[0];
     EXPECT_GT(find(rep, "inl_from_qemu").sessions.at(0).samples[1], base);
     EXPECT_GT(find(rep, "mmio_from_user").sessions.at(0).samples[1], base);
 }
 
-TEST(Suite, GuestExceptionIsReportedWithVectorAndRegisters) {
-    REQUIRE_KVM();
+KVM_TEST(Suite, GuestExceptionIsReportedWithVectorAndRegisters) {
     auto rep = run_json({"selftest_fault"});
     const auto& t = find(rep, "selftest_fault");
     EXPECT_EQ(t.status, suite::Status::Failed);
@@ -220,8 +211,7 @@ TEST(Suite, GuestExceptionIsReportedWithVectorAndRegisters) {
     EXPECT_NE(t.detail.find("rip="), std::string::npos);
 }
 
-TEST(Suite, WatchdogStopsAHungGuestAndTheRunGoesOn) {
-    REQUIRE_KVM();
+KVM_TEST(Suite, WatchdogStopsAHungGuestAndTheRunGoesOn) {
     int rc = 0;  // a watchdog that never fires is run_cli's timeout, named in the failure
     auto rep = run_json({"selftest_hang", "cpuid"}, &rc);
     EXPECT_EQ(rc, 1);
@@ -230,8 +220,7 @@ TEST(Suite, WatchdogStopsAHungGuestAndTheRunGoesOn) {
     EXPECT_FALSE(suite::is_failure(find(rep, "cpuid").status));  // the run went on
 }
 
-TEST(Suite, UnexpectedExitAndFailedCheckAreFailures) {
-    REQUIRE_KVM();
+KVM_TEST(Suite, UnexpectedExitAndFailedCheckAreFailures) {
     auto rep = run_json({"selftest_unexpected_exit", "selftest_fail"});
     const auto& u = find(rep, "selftest_unexpected_exit");
     EXPECT_EQ(u.status, suite::Status::Failed);
@@ -246,16 +235,14 @@ TEST(Suite, UnexpectedExitAndFailedCheckAreFailures) {
 
 // An AP that fails must be reported as that AP's failure, not as vCPU 0 hanging
 // while it waits for the AP.
-TEST(Suite, AnApFailureIsReportedNotAHang) {
-    REQUIRE_KVM();
+KVM_TEST(Suite, AnApFailureIsReportedNotAHang) {
     auto rep = run_json({"selftest_ap_fail"});
     const auto& f = find(rep, "selftest_ap_fail");
     EXPECT_EQ(f.status, suite::Status::Failed) << f.detail;
     EXPECT_NE(f.detail.find("vCPU 1: AP check failed on purpose"), std::string::npos) << f.detail;
 }
 
-TEST(Suite, AdaptiveBatchesReachTheTimeGoal) {
-    REQUIRE_KVM();
+KVM_TEST(Suite, AdaptiveBatchesReachTheTimeGoal) {
     // How the batch is sized against the goal is the unit tests' (a fake
     // guest's cycles, Session.*); here a real guest's batch grows past its
     // first 64 iterations (a 50 ms goal is hundreds of exits even under TCG),
@@ -270,8 +257,7 @@ TEST(Suite, AdaptiveBatchesReachTheTimeGoal) {
 
 // A userspace exit's cost is split into the VMM's time and the kernel and
 // hardware rest; tests without userspace exits have no split.
-TEST(Suite, UserspaceExitsCarryTheVmmSplit) {
-    REQUIRE_KVM();
+KVM_TEST(Suite, UserspaceExitsCarryTheVmmSplit) {
     auto r = run_cli({"run", "inl_from_qemu", "inl_from_kernel", "--sessions", "1", "-r", "2", "-n", "200", "--no-save",
                       "--format", "json"});
     ASSERT_EQ(r.rc, 0) << r.err;
@@ -298,8 +284,7 @@ TEST(Suite, UserspaceExitsCarryTheVmmSplit) {
 // Where the stats fd cannot count in-kernel exits, MSR and PIO tests are
 // verified through kvm_msr/kvm_pio over a separate batch, and the ftrace
 // instance is gone afterwards.
-TEST(Suite, TracepointsVerifyWhatTheStatsFdCannot) {
-    REQUIRE_KVM();
+KVM_TEST(Suite, TracepointsVerifyWhatTheStatsFdCannot) {
     auto r = run_cli({"run", "rd_tsc_adjust_msr", "inl_from_kernel", "--sessions", "1", "-r", "2", "-n", "100",
                       "--no-save", "--format", "json"});
     ASSERT_EQ(r.rc, 0) << r.err;

@@ -1,5 +1,5 @@
 // exitbench inside a real kvm_amd: QEMU TCG emulates an EPYC with SVM+NPT and
-// Debian's kernel loads kvm_amd there (tests/nested/run-in-svm.sh). One boot
+// Debian's kernel loads kvm_amd there (exitbench boot --exec, tests/nested/in-svm.sh). One boot
 // runs tests/nested/in-guest.sh; each TEST checks one of its sections.
 #include <gtest/gtest.h>
 #include <map>
@@ -25,8 +25,9 @@ protected:
     static void SetUpTestSuite() {
         CliOptions o;
         // Two L1 CPUs, so the IPI tests' two vCPUs are not overcommitted.
-        o.wrap = {"bash", eb::test::nested_script(), "--smp", "2", "--timeout", "480", "--add", eb::test::exitbench_binary(),
-                  "--add", eb::test::guest_script(), "--", "sh", eb::test::guest_script()};
+        o.wrap = {"bash", eb::test::nested_script(), eb::test::exitbench_binary(), "--cpus", "2", "--boot-timeout", "480s",
+                  "--add", eb::test::exitbench_binary(), "--add", eb::test::guest_script(), "--", "sh",
+                  eb::test::guest_script()};
         o.timeout_s = 600;
         auto r = run_cli({}, o);
         harness_rc_ = r.rc;

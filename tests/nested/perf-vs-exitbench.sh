@@ -1,7 +1,7 @@
 #!/bin/sh
 # perf-vs-exitbench.sh: `perf kvm stat report` against `exitbench profile
 # report` on the same events, inside the nested kvm_amd (tests/nested/
-# run-in-svm.sh), one boot: record a workload of at least MIN_EXITS exits with
+# in-svm.sh: exitbench boot --exec), one boot: record a workload of at least MIN_EXITS exits with
 # `perf kvm stat record`, convert the perf.data with `exitbench profile
 # import`, then time both reports per --event and print the ratio. The
 # perf.data stays in the guest's RAM (nothing is written on the host).
@@ -16,7 +16,7 @@ if [ "${1:-}" != --in-guest ]; then
   eb=$(realpath "${1:-build/exitbench}")
   perf=$(command -v perf) || { echo "perf-vs-exitbench: no perf tool here (Debian: linux-perf)" >&2; exit 2; }
   perf=$(realpath "$perf")
-  exec bash "$here/run-in-svm.sh" --smp 2 --mem 3072 --timeout 1500 --add "$eb" --add "$perf" \
+  exec bash "$here/in-svm.sh" "$eb" --cpus 2 --memory 3072 --boot-timeout 1500s --add "$eb" --add "$perf" \
     --add "$here/perf-vs-exitbench.sh" -- sh "$here/perf-vs-exitbench.sh" --in-guest "$eb" "$perf" "${2:-200000}"
 fi
 

@@ -101,6 +101,31 @@ TEST(KernelBoot, ModprobeTakesOneKvmModuleAndItsParameters) {
     EXPECT_THROW(lab::parse_modprobe({"kvm_amd a=1", "kvm_amd b=1"}), InputError);
 }
 
+// boot --add and --exec: the files at their own paths (a folder whole, a
+// program with its libraries), and /init running the command in place of
+// exitbench. The archive is read back with cpio.
+TEST(KernelBoot, AddedFilesKeepTheirPathsAndExecRunsTheCommand) {
+    if (!sys::find_program("busybox") || !sys::find_program("cpio")) GTEST_SKIP() << "no busybox or cpio here";
+    test::TempDir tmp;
+    std::string d = tmp.path("mods");
+    write(d + "/modules.dep", "kernel/kvm.ko:\nkernel/kvm-amd.ko: kernel/kvm.ko\nkernel/kvm-intel.ko: kernel/kvm.ko\n");
+    for (const char* f : {"kvm.ko", "kvm-amd.ko", "kvm-intel.ko"}) write(d + "/kernel/" + f, "");
+    write(d + "/modules.builtin", "kernel/virtio_pci.ko\nkernel/virtio_console.ko\n");
+    write(tmp.path("data/sub/a.txt"), "a");
+    lab::InitramfsSpec spec{"/bin/true", lab::find_guest_modules(d, "9.9"), {}, {"/usr/bin/env", "X=it's"}, false};
+    spec.files = {tmp.path("data"), "/bin/sh"};
+    spec.exec = true;
+    lab::build_initramfs(spec, tmp.path("stage"), tmp.path("initrd"));
+    auto listed = sys::capture({"sh", "-c", "cpio -it --quiet < " + tmp.path("initrd")});
+    EXPECT_NE(listed.find(tmp.path("data/sub/a.txt").substr(1) + "\n"), std::string::npos) << listed;
+    EXPECT_NE(listed.find("bin/sh\n"), std::string::npos) << listed;
+    EXPECT_NE(listed.find("lib/x86_64-linux-gnu/libc.so.6\n"), std::string::npos) << "the program's libraries: " << listed;
+    std::ifstream init(tmp.path("stage/root/init"));
+    std::string text((std::istreambuf_iterator<char>(init)), {});
+    EXPECT_NE(text.find("\n'/usr/bin/env' 'X=it'\\''s' </dev/null"), std::string::npos) << text;
+    EXPECT_EQ(text.find("/bin/exitbench '"), std::string::npos) << "--exec runs the command, not exitbench: " << text;
+}
+
 TEST(KernelBoot, TheOrderIsCounterbalanced) {
     EXPECT_EQ(lab::counterbalanced(3), (std::vector<int>{0, 1, 1, 0, 0, 1}));
     EXPECT_EQ(lab::counterbalanced(1), (std::vector<int>{0, 1}));
