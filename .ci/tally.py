@@ -69,7 +69,7 @@ def failed_names(path, limit=12):
     for case in root.iter("testcase"):
         if not (case.find("failure") is not None or case.get("status") == "fail"):
             continue
-        inner = sorted(set(INNER_FAILED.findall(case.findtext("system-out") or "")))
+        inner = sorted(set(INNER_FAILED.findall(case.findtext("system-out") or "")) - {case.get("name")})
         names.append(f"{case.get('name')} ({', '.join(inner)})" if inner else case.get("name"))
     if not names:
         return "no test failed: the stage itself did"

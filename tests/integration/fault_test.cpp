@@ -134,16 +134,22 @@ TEST(Fault, StaleInstancesAreSweptButLiveOnesKept) {
     rmdir(live.c_str());
 }
 
-// A profiling run sweeps too, and says so.
+// A profiling run sweeps too, and says so. Tracefs is the machine's: another
+// exitbench (a second clone's tests) may sweep the instance first, and then
+// this run has nothing to say; that attempt is made again, three at most.
 KVM_TEST(Fault, AProfilingRunSweepsStaleInstancesToo) {
     REQUIRE_TRACEFS(dir);
-    std::string stale = instance(dir, dead_pid());
-    ASSERT_EQ(mkdir(stale.c_str(), 0755), 0);
-    TempDir kept;
-    auto run = run_cli({"run", "cpuid", "-n", "16", "-r", "1", "--no-save", "--profile-out", kept.file("p.trace")});
-    EXPECT_EQ(run.rc, 0) << run.err;
+    CliResult run;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        std::string stale = instance(dir, dead_pid());
+        ASSERT_EQ(mkdir(stale.c_str(), 0755), 0);
+        TempDir kept;
+        run = run_cli({"run", "cpuid", "-n", "16", "-r", "1", "--no-save", "--profile-out", kept.file("p.trace")});
+        EXPECT_EQ(run.rc, 0) << run.err;
+        EXPECT_FALSE(fs::exists(stale)) << "a profiling run left a stale instance";
+        if (run.err.find("removed the ftrace instance") != std::string::npos) break;
+    }
     EXPECT_NE(run.err.find("removed the ftrace instance"), std::string::npos) << run.err;
-    EXPECT_FALSE(fs::exists(stale));
 }
 
 KVM_TEST(Fault, TemporaryTracesOfDeadRunsAreRemoved) {

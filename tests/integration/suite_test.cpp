@@ -102,7 +102,9 @@ KVM_TEST(Suite, IoeventfdsFireExactlyOncePerGuestWrite) {
     }
 }
 
-KVM_TEST(Suite, InterruptTestsHandleOneInterruptPerIteration) {
+KVM_TEST_HOST_ONLY(Suite, InterruptTestsHandleOneInterruptPerIteration,
+    "under TCG a sti;hlt wake is lost now and then (a QEMU gap), which the watchdog makes a hang; nested_svm runs "
+    "these tests with that allowed for") {
     auto rep = run_json({"tscdeadline_immed", "tscdeadline", "self_ipi_sti_hlt",
                          "x2apic_self_ipi_tpr_sti_hlt", "ipi", "ipi_halt"});
     for (const auto& t : rep.results) {

@@ -71,15 +71,16 @@ for sig in INT TERM; do
   while [ $phase -lt 3 ] && [ $polls -lt 3000 ] && [ -d /proc/$pid ]; do
     n=$(perf_fds /proc/$pid/fd/*)
     case $phase in
-      0|2) [ "$n" -gt 0 ] && phase=$((phase + 1)) ;;
+      0|2) [ "$n" -gt 0 ] && phase=$((phase + 1)) && fds=$n && threads=$(ls /proc/$pid/task | wc -l) ;;
       1) [ "$n" -eq 0 ] && phase=2 ;;
     esac
     polls=$((polls + 1))
     [ $phase -lt 3 ] && sleep 0.05
   done
   echo "phase=$phase"
-  echo "perf_fds_before=$(perf_fds /proc/$pid/fd/*)"
-  echo "threads_before=$(ls /proc/$pid/task | wc -l)"
+  # Read in the poll that saw the second test's events open, not after it.
+  echo "perf_fds_before=${fds:-0}"
+  echo "threads_before=${threads:-0}"
   kill -$sig $pid
   wait $pid
   rc=$?
