@@ -175,10 +175,9 @@ struct Commands {
     void add_compare() {
         compare = app.add_subcommand("compare", "A/B: configurations in interleaved rounds (--a/--b; the round is "
                                                 "the unit), or saved runs (A1.json ... --vs B1.json ...; the run, or "
-                                                "the boot when the sides' boots differ, is the unit: one run a side "
-                                                "is tested against the run-to-run spread 'exitbench calibrate' "
-                                                "stored for those tests on this host, kernel and settings, else not "
-                                                "testable)");
+                                                "the boot when the sides' boots differ, is the unit; one run a side "
+                                                "is not testable, and a calibration of this host, kernel and "
+                                                "settings plans the runs or rounds to make)");
         add_compare_options(*compare, compare_args);
         add_export_options(*compare, compare_args.common.exports, report::Subject::Compare, &compare_args.common.format);
         add_kernel_ab_options(*compare, kernel_ab);

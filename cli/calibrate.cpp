@@ -16,7 +16,7 @@ CLI::App* add_calibrate_command(CLI::App& app, CalibrateArgs& a) {
     auto* cmd = app.add_subcommand(
         "calibrate", "measure the variance each level adds (repeat, session, run; boots from the history) in K "
                      "separate runs, store it, and print the least-cost counts per level (Kalibera-Jones); compare "
-                     "then tests one run a side against the stored run-to-run spread");
+                     "of saved runs then prints the runs (or rounds) its tests need");
     add_run_options(*cmd, a.common, kCalibrate, false);
     cmd->get_option("tests")->description("tests to calibrate (default: the default suite)");
     cmd->get_option("--sessions")->description("sessions (fresh VMs) per calibration run (default 3, as run)");
@@ -78,11 +78,9 @@ std::string render(const lab::CalibrateOutcome& o, const RunArgs& a, const std::
                            l.session.df, p.cal.costs.session);
         out += fmt::format("  {:<8} {:>28} {:>7.1f} {:>9.4f} s (process, KVM, image)\n", "run", sd(l.run), l.run.df,
                            p.cal.costs.run);
-        out += fmt::format("  run-to-run spread compare borrows: SD of a run's mean {:.3f}% on {:g} df ({} runs), "
-                           "sessions about their run {:.3f}% on {:g} df\n", std::sqrt(l.run_mean.var) * 100,
-                           l.run_mean.df, l.runs, std::sqrt(l.session_median.var) * 100, l.session_median.df);
-        out += fmt::format("  one run a side ({} sessions) against this calibration detects {:.2f}% (80% power, "
-                           "alpha {})\n", c.sessions, p.one_run_detectable * 100, alpha);
+        out += fmt::format("  a run's mean spreads {:.3f}% on {:g} df ({} runs), sessions about their run {:.3f}% "
+                           "on {:g} df\n", std::sqrt(l.run_mean.var) * 100, l.run_mean.df, l.runs,
+                           std::sqrt(l.session_median.var) * 100, l.session_median.df);
         const auto& al = p.allocation;
         out += al.reachable
                    ? fmt::format("  least cost for a detectable {:g}%: {} runs x {} sessions x {} repeats a side "
@@ -91,9 +89,16 @@ std::string render(const lab::CalibrateOutcome& o, const RunArgs& a, const std::
                    : fmt::format("  a detectable {:g}% is out of reach: {} runs x {} sessions x {} repeats a side "
                                  "still detect {:.2f}%\n", target * 100, al.runs, al.sessions, al.repeats,
                                  al.detectable * 100);
+        out += p.rounds.rounds
+                   ? fmt::format("  or interleaved in one process (compare --a/--b): {} rounds detect {:.2f}%\n",
+                                 p.rounds.rounds, p.rounds.detectable * 100)
+                   : "  or interleaved in one process (compare --a/--b): more than 1000 rounds\n";
         out += boots_line(p.boots, redo);
     }
     for (const auto& l : o.left_out) out += fmt::format("\nleft out (no two usable runs): {}\n", l);
+    out += fmt::format("\nOne run a side stays not testable with this calibration: a run's offset is one draw per "
+                       "run. It plans: compare of saved runs of these settings on {} prints these counts for its "
+                       "own tests and family (alpha {} at 80% power here, per test).\n", c.identity.hostname, alpha);
     return out;
 }
 

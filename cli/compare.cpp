@@ -67,6 +67,8 @@ void add_compare_options(CLI::App& cmd, CompareArgs& a) {
                    "compared AND its slowdown is shown to exceed PCT % (Holm-corrected one-sided test at alpha/2; for "
                    "one test: the interval's lower end is above +PCT %); else exit 4 when a test is not testable; "
                    "else 0. Every slower test is listed on stderr");
+    cmd.add_option("--target", a.target, "saved results: the detectable difference, in %, that a calibration's plan "
+                                         "of runs and rounds is for (default: the --fail-if-slower PCT, else 1)");
     cmd.add_option("--alpha", a.alpha, "significance level (default 0.05)");
     cmd.add_option("--seed", a.seed, "seed of the per-round order shuffle with three or more configurations");
     add_compare_host_profile_option(cmd, a.host_profile);
@@ -180,7 +182,10 @@ suite::ComparisonReport compare_saved_sides(const CompareArgs& a, const std::vec
     if (a.common.no_save || !a.common.label.empty() || !a.common.note.empty())
         throw UsageError("--label, --note and --no-save apply when compare runs configurations itself; "
                          "saved results are in the history already");
-    return lab::compare_saved(refs, a.db, alpha, header);
+    double target = suite::kPlanTarget;  // the gate's PCT is the difference that matters, unless named
+    if (!a.target.empty()) target = parse_number("--target", a.target, 1e-3, 100) / 100;
+    else if (!a.fail_if_slower.empty()) target = std::max(1e-5, parse_fraction("--fail-if-slower", a.fail_if_slower, 0, 1e6) / 100);
+    return lab::compare_saved(refs, a.db, alpha, header, target);
 }
 
 } // namespace
@@ -204,6 +209,9 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
         if (a.common.no_save && (!a.db.empty() || !a.common.label.empty() || !a.common.note.empty()))
             throw UsageError("--no-save does not save, so --db, --label and --note have nothing to apply to");
         if (!a.common.no_save) require_saveable(a.db);
+        if (!a.target.empty())
+            throw UsageError("--target plans saved runs from a calibration; a live compare sets its rounds with "
+                             "--rounds, or --time-budget and --precision");
         if (!a.host_profile.empty()) host = start_compare_host_profiler(a.host_profile);
         doc.report = run_live(device, a, alpha, interrupt, doc.header, ran, host.get());
     }

@@ -19,6 +19,7 @@ struct CompareArgs {
     std::vector<std::pair<std::string, std::vector<std::string>>> preset;  // (label, run options) from a recipe
     std::string db, against;           // history: --db, --against last
     std::string rounds, time_budget, precision, fail_if_slower, alpha = "0.05", seed;
+    std::string target;                // saved: the detectable difference, in %, a calibration's plan is for
     std::string host_profile;          // --host-profile[=HZ] (cli/compare_host_profile.h)
     // recipe run: its unmet preconditions; with those, or with a knob the
     // guest did not read back, the report answers "not answerable" instead.

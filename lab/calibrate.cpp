@@ -156,10 +156,7 @@ TestPlan plan_test(const suite::TestCalibration& t, double target, double alpha,
     p.cal = t;
     p.boots = boots;
     p.allocation = stats::allocate(t.levels, t.costs, target, alpha);
-    // One run a side, as `run` would make it with the calibration's sessions.
-    stats::SideShape one{1, t.levels.inv_sessions};
-    auto tt = stats::calibrated_t(0, t.levels, one, one, alpha);
-    p.one_run_detectable = std::exp(stats::detectable_difference(tt, alpha)) - 1;
+    p.rounds = stats::plan_rounds(t.levels, target, alpha);
     return p;
 }
 

@@ -33,7 +33,7 @@ struct BootLevel {
 struct TestPlan {
     suite::TestCalibration cal;
     stats::Allocation allocation;  // least-cost counts a side for the target
-    double one_run_detectable = 0; // one run a side (calibration's sessions and repeats) against this calibration
+    stats::RoundsPlan rounds;      // interleaved rounds (compare --a/--b) for the target
     BootLevel boots;
 };
 

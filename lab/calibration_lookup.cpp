@@ -35,12 +35,12 @@ std::optional<double> epoch(const std::string& iso) {
 // refused (an hour's slack for clocks a little apart across hosts).
 constexpr double kFutureSlackS = 3600;
 
-// Why `c` cannot stand in for these runs; empty when it can.
+// Why `c` cannot plan these runs; empty when it can.
 std::vector<std::string> why_not(const suite::Calibration& c, const std::vector<const suite::RunReport*>& runs) {
     std::set<std::string> seen;
     std::vector<std::string> out;
     for (const auto* r : runs)
-        for (auto& d : suite::why_not_lend(c, *r))
+        for (auto& d : suite::why_not_plan(c, *r))
             if (seen.insert(d).second) out.push_back(d);
     auto made = epoch(c.timestamp_utc);
     if (!made) {
@@ -73,7 +73,6 @@ std::set<std::string> shared_tests(const std::vector<std::vector<suite::RunRepor
 
 Lookup find_calibrations(const std::string& db, const std::vector<std::vector<suite::RunReport>>& sides) {
     Lookup out;
-    if (std::none_of(sides.begin(), sides.end(), [](const auto& s) { return s.size() == 1; })) return out;
     std::vector<const suite::RunReport*> runs;
     for (const auto& side : sides)
         for (const auto& r : side) {
@@ -104,7 +103,11 @@ Lookup find_calibrations(const std::string& db, const std::vector<std::vector<su
             }
             auto why = why_not(c, runs);
             if (why.empty()) {
-                out.spreads[test] = suite::lend(c).at(test);
+                auto& spread = out.spreads[test] = suite::lend(c).at(test);
+                spread.age_s = std::max(0.0, double(std::time(nullptr)) - epoch(c.timestamp_utc).value_or(0));
+                spread.same_boot = std::all_of(runs.begin(), runs.end(), [&](const suite::RunReport* r) {
+                    return !c.boot_id.empty() && r->provenance.boot_id == c.boot_id;
+                });
                 first_why.clear();
                 break;
             }
@@ -114,8 +117,8 @@ Lookup find_calibrations(const std::string& db, const std::vector<std::vector<su
         if (!first_why.empty()) unused[first_why].push_back(test);
     }
     for (const auto& [why, tests] : unused)
-        out.warnings.push_back(fmt::format("not using {} for {}; one run a side stays not testable there",
-                                           why, fmt::join(tests, ", ")));
+        out.warnings.push_back(fmt::format("no plan from {} for {}: it describes other runs", why,
+                                           fmt::join(tests, ", ")));
     return out;
 }
 

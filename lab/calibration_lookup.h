@@ -1,5 +1,5 @@
-// Which stored calibration, if any, a saved comparison with one run on a side
-// may borrow its run-to-run spread from, and why others are not used.
+// Which stored calibration, if any, plans a saved comparison's runs (never
+// tests them: suite::compare_saved), and why others are not used.
 #pragma once
 #include <string>
 #include <vector>
@@ -10,17 +10,15 @@
 namespace eb::lab {
 
 struct Lookup {
-    suite::Calibrations spreads;        // per test: the one to use
+    suite::Calibrations spreads;        // per test: the one that plans
     std::vector<std::string> warnings;  // calibrations found but not used, naming what differs
 };
 
-// Only when a side holds one run: per test, the newest calibration on the
-// runs' host that every run may borrow (suite::why_not_lend: host, kernel,
-// backend, CPU, settings, sessions, repeats, and the same boot: there is no
-// age limit beyond the boot's; whether it still describes the runs is
-// checked by compare on the runs themselves). `db` empty: the default history path.
-// A store that does not exist holds no calibration (not an error); one that
-// cannot be read is a warning.
+// Per test: the newest calibration on the runs' host that describes every
+// run (suite::why_not_plan: host, kernel, backend, CPU and settings), with
+// its age and whether it was made in the runs' boot. `db` empty: the
+// default history path. A store that does not exist holds no calibration
+// (not an error); one that cannot be read is a warning.
 Lookup find_calibrations(const std::string& db, const std::vector<std::vector<suite::RunReport>>& sides);
 
 } // namespace eb::lab

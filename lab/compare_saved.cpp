@@ -123,7 +123,7 @@ void refuse_duplicates(const std::vector<std::vector<std::string>>& paths,
 } // namespace
 
 suite::ComparisonReport compare_saved(const std::vector<std::vector<std::string>>& refs, const std::string& db,
-                                      double alpha, std::vector<std::string>& header) {
+                                      double alpha, std::vector<std::string>& header, double target) {
     auto paths = expand_sides(refs, db);
     std::vector<std::vector<suite::RunReport>> sides(paths.size());
     std::vector<std::string> labels;
@@ -143,7 +143,7 @@ suite::ComparisonReport compare_saved(const std::vector<std::vector<std::string>
     header.insert(header.end(), prov.begin(), prov.end());
     require_shared_test(paths, sides);
     auto found = lab::find_calibrations(db, sides);
-    auto cmp = suite::compare_saved(labels, sides, alpha, found.spreads);
+    auto cmp = suite::compare_saved(labels, sides, alpha, found.spreads, target);
     if (cmp.unit == suite::Unit::Run) cmp.warnings.insert(cmp.warnings.end(), found.warnings.begin(), found.warnings.end());
     return cmp;
 }

@@ -61,8 +61,20 @@ std::string effect_lines(const suite::Effect& e, const std::string& b, const std
                                   "{}\n",
                                   b, a, pct(e.ratio), pct(e.ratio_ci.lo), pct(e.ratio_ci.hi), (1 - alpha) * 100, e.p,
                                   e.p_holm, e.q_bh, e.method, e.units_a, e.units_b, e.df, suite::verdict_name(e.verdict));
-    if (!e.calibration.empty()) out += fmt::format("    run-to-run spread from {}\n", e.calibration);
     out += fmt::format("    detectable with 80% power at this spread, in this family: {:.2f}%\n", e.detectable * 100);
+    return out;
+}
+
+// What a calibration recommends per test: never a verdict's input.
+json plans_json(const suite::ComparisonReport& c) {
+    json out = json::array();
+    for (const auto& p : c.plans)
+        out.push_back({{"test", p.test}, {"calibration", p.calibration}, {"target_relative", p.target},
+                       {"alpha", p.level}, {"runs_a_side", p.runs.runs}, {"sessions", p.runs.sessions},
+                       {"repeats", p.runs.repeats}, {"runs_detectable_relative", p.runs.detectable},
+                       {"runs_cost_s_a_side", p.runs.cost_s}, {"runs_reachable", p.runs.reachable},
+                       {"rounds", p.rounds},
+                       {"rounds_detectable_relative", p.rounds ? json(p.rounds_detectable) : json(nullptr)}});
     return out;
 }
 
@@ -94,7 +106,6 @@ json effect_json(const suite::Effect& e, suite::Unit unit) {
             {"level", suite::unit_name(unit)},
             {"units", {e.units_a, e.units_b}},
             {"method", e.method},
-            {"run_to_run_spread_from", e.calibration.empty() ? json(nullptr) : json(e.calibration)},
             {"why_not_testable", e.why}};
 }
 
@@ -161,7 +172,7 @@ json comparison_json(const suite::ComparisonReport& c) {
             {"levels_not_seen", c.unseen}, {"family_size", c.family},
             {"expected_chance_verdicts_unadjusted", double(c.family) * c.alpha}, {"alpha", c.alpha}, {"tests", tests},
             {"warnings", c.warnings}, {"advice", c.advice}, {"boot_ids", c.boot_ids},
-            {"not_answerable", c.not_answerable}};
+            {"not_answerable", c.not_answerable}, {"plans", plans_json(c)}};
 }
 
 } // namespace eb::report

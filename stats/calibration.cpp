@@ -84,37 +84,16 @@ LevelTable estimate_levels(const std::vector<std::vector<std::vector<double>>>& 
     return t;
 }
 
-TTest calibrated_t(double estimate, const LevelTable& cal, SideShape a, SideShape b, double alpha) {
-    if (!(cal.run_mean.df > 0) || a.runs == 0 || b.runs == 0)
-        throw std::invalid_argument("a calibrated test needs a calibration with two or more runs, and runs a side");
-    double ka = double(a.runs), kb = double(b.runs);
-    double run_part = cal.run_mean.var * (1 / ka + 1 / kb);
-    double c = (a.inv_sessions - cal.inv_sessions) / ka + (b.inv_sessions - cal.inv_sessions) / kb;
-    double within = cal.session_median.var * c;  // negative when the sides have more sessions than it had
-    double v = run_part + within;
-    double den = run_part * run_part / cal.run_mean.df +
-                 (cal.session_median.df > 0 ? within * within / cal.session_median.df : 0);
-    TTest t;
-    t.estimate = estimate;
-    t.df = den > 0 ? std::min(v * v / den, cal.run_mean.df + cal.session_median.df) : cal.run_mean.df;
-    // More sessions than the calibration had take out at most the sessions'
-    // whole share: what the sides' own sessions carry stays (run offsets >= 0).
-    double floor = cal.session_median.var * (a.inv_sessions / ka + b.inv_sessions / kb);
-    if (v < floor) {
-        v = floor;
-        t.df = cal.session_median.df;
+RoundsPlan plan_rounds(const LevelTable& t, double target, double alpha, double power) {
+    double var = 2 * t.session_median.var;
+    for (size_t n = 2; n <= 1000; ++n) {
+        TTest tt;
+        tt.se = std::sqrt(var / double(n));
+        tt.df = double(n - 1);
+        double d = std::exp(detectable_difference(tt, alpha, power)) - 1;
+        if (d <= target) return {n, d};
     }
-    if (!(t.df > 0)) t.df = cal.run_mean.df;
-    t.se = std::sqrt(v);
-    if (t.se == 0) {  // every calibration run agreed exactly: no spread to scale by
-        t.p = estimate == 0 ? 1 : 0;
-        t.ci = {estimate, estimate};
-        return t;
-    }
-    t.p = t_two_sided(estimate / t.se, t.df);
-    double h = t_quantile(1 - alpha / 2, t.df) * t.se;
-    t.ci = {estimate - h, estimate + h};
-    return t;
+    return {0, std::nan("")};
 }
 
 double design_variance(const LevelTable& t, double runs, double sessions, double repeats) {

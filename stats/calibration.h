@@ -2,9 +2,9 @@
 // Reasonable Time", ISMM 2013) for exitbench's design: repeats within sessions
 // within runs. From K runs of S sessions of R repeats: the variance each level
 // adds, with its degrees of freedom; the counts per level that reach a target
-// detectable difference at least cost; and the t test of one run a side
-// against the calibrated run-to-run spread. All on logs, so spreads are
-// relative. Pure; no I/O.
+// detectable difference at least cost, and the interleaved rounds that do.
+// It plans; it tests nothing (one run a side is not testable: its offset is
+// one draw per run). All on logs, so spreads are relative. Pure; no I/O.
 #pragma once
 #include <cstddef>
 #include <vector>
@@ -55,21 +55,6 @@ Component robust_repeats(const std::vector<std::vector<double>>& sessions);
 // (its asymptotic efficiency for normal noise): the df an F test may use.
 inline constexpr double kMadEfficiency = 0.37;
 
-// The shape of one side of a comparison at the run level: k runs, with the
-// mean over them of 1 / sessions.
-struct SideShape {
-    size_t runs = 1;
-    double inv_sessions = 1;
-};
-
-// Mean of b's run means minus mean of a's, tested against the calibrated
-// run-to-run spread: Var = run_mean (1/k_a + 1/k_b) + session_median times
-// ((h_a - h) / k_a + (h_b - h) / k_b), where h is the calibration's mean of
-// 1/sessions (0 when the sides have as many sessions as it had: then the test
-// is exactly t on K - 1 df). Satterthwaite df where the two parts combine.
-// Throws std::invalid_argument when the calibration has no run_mean df.
-TTest calibrated_t(double estimate, const LevelTable& cal, SideShape a, SideShape b, double alpha = 0.05);
-
 // Seconds each level costs: starting a run (process, KVM, image: what is not
 // inside a test's sessions), starting a session (a fresh VM, its warm-up), and
 // one measured repeat.
@@ -91,6 +76,17 @@ struct Allocation {
     bool reachable = false;
 };
 Allocation allocate(const LevelTable& t, const Costs& c, double target, double alpha = 0.05, double power = 0.8);
+
+// The fewest interleaved rounds (paired by round, n - 1 df) whose test
+// detects `target` at `alpha` with this power: a round pairs one session of
+// each configuration in one process, so its difference holds two sessions'
+// spread about their run (session_median), not the run's own offset.
+// rounds 0 (and detectable NaN) when 1000 rounds do not reach it.
+struct RoundsPlan {
+    size_t rounds = 0;
+    double detectable = 0;
+};
+RoundsPlan plan_rounds(const LevelTable& t, double target, double alpha = 0.05, double power = 0.8);
 
 // Variance of one side's estimate (a mean of log session medians) for these counts.
 double design_variance(const LevelTable& t, double runs, double sessions, double repeats);

@@ -63,26 +63,14 @@ std::vector<std::string> mismatches(const CalibrationIdentity& cal, const Calibr
     return out;
 }
 
-std::vector<std::string> why_not_lend(const Calibration& c, const RunReport& r) {
-    auto out = mismatches(c.identity, identity_of(r));
-    const auto& boot = r.provenance.boot_id;
-    if (c.boot_id.empty() || boot.empty() || c.boot_id != boot)
-        out.push_back(fmt::format("boot: '{}' (calibration) vs '{}': one run a side is tested only against a "
-                                  "calibration of its own boot", c.boot_id, boot));
-    if (c.sessions != r.settings.sessions)
-        out.push_back(fmt::format("sessions: {} (calibration) vs {}", c.sessions, r.settings.sessions));
-    if (c.repeats != r.settings.repeats)
-        out.push_back(fmt::format("repeats (-r): {} (calibration) vs {}", c.repeats, r.settings.repeats));
-    return out;
+std::vector<std::string> why_not_plan(const Calibration& c, const RunReport& r) {
+    return mismatches(c.identity, identity_of(r));
 }
 
 Calibrations lend(const Calibration& c) {
     Calibrations out;
-    for (const auto& t : c.tests) {
-        auto& s = out[t.test] = {t.levels, {}, c.timestamp_utc, c.runs, c.id};
-        for (const auto& run : t.session_logs)
-            if (!run.empty()) s.run_means.push_back(stats::mean(run));
-    }
+    for (const auto& t : c.tests)
+        out[t.test] = {t.levels, t.costs, c.identity, c.timestamp_utc, c.boot_id, c.runs, c.sessions, c.repeats, c.id};
     return out;
 }
 

@@ -19,8 +19,8 @@ struct TestCalibration {
     std::vector<std::vector<double>> session_logs;  // per run: its sessions' log medians (boot-level estimates)
 };
 
-// Where and with what a calibration ran: another run can borrow its
-// run-to-run spread only when these agree.
+// Where and with what a calibration ran: it plans other runs only when
+// these agree.
 struct CalibrationIdentity {
     std::string hostname, kernel_release, backend, cpu_model;
     std::string settings;  // settings_key()
@@ -59,23 +59,24 @@ Calibration calibrate_from(const std::vector<RunReport>& runs, const std::vector
 // empty when it can. A store may be edited or damaged: checked on every read.
 std::string invalid_reason(const TestCalibration& t);
 
-// What compare borrows, per test: the calibration's levels, its runs' unit
-// values and where they came from.
+// Why `c` cannot plan runs like `r`; empty when it can: the same host,
+// kernel, backend, CPU and settings (mismatches()). Its boot, sessions and
+// repeats may differ: a plan names its own, and says the calibration's boot.
+std::vector<std::string> why_not_plan(const Calibration& c, const RunReport& r);
+
+// What compare takes from a calibration, per test, to plan (never to test):
+// its levels and costs, and what it describes.
 struct CalibratedSpread {
     stats::LevelTable levels;
-    std::vector<double> run_means;  // each run's mean of its session log medians: compare's unit, as it computes it
-    std::string date;  // the calibration's timestamp
-    size_t runs = 0;   // its runs
+    stats::Costs costs;
+    CalibrationIdentity identity;
+    std::string date, boot_id;  // the calibration's timestamp and boot
+    size_t runs = 0, sessions = 0, repeats = 0;
     int64_t id = 0;
+    double age_s = -1;          // how old it is, set by whoever knows the clock (lab); < 0: unknown
+    bool same_boot = false;     // made in the boot of the compared runs
 };
 using Calibrations = std::map<std::string, CalibratedSpread>;
-
-// Why `c` cannot stand in for the run-to-run spread of run `r`; empty when
-// it can: the same host, kernel, backend, CPU and settings (mismatches()),
-// the same boot (another boot's runs differ by that boot's offset and
-// conditions, which one run a side cannot see), and as many sessions and
-// repeats (-r) a run (they change what a run mean holds of the noise below it).
-std::vector<std::string> why_not_lend(const Calibration& c, const RunReport& r);
 
 // Every test of `c`, as compare borrows it.
 Calibrations lend(const Calibration& c);

@@ -73,7 +73,7 @@ bool zero_spread(Effect& e, const stats::TTest& t, Unit u) {
 }
 
 Effect effect_saved(const SideData& a, const SideData& b, const SideSummary& sa, const SideSummary& sb, Unit u,
-                    double alpha, const CalibratedSpread* cal) {
+                    double alpha) {
     Effect e;
     auto ya = detail::units(a, u), yb = detail::units(b, u);
     e.units_a = ya.size();
@@ -90,8 +90,7 @@ Effect effect_saved(const SideData& a, const SideData& b, const SideSummary& sa,
                             "another harness), not units of this one", sa.imported ? sa.label : sb.label);
         return e;
     }
-    if (ya.size() < 2 || yb.size() < 2) {
-        if (u == Unit::Run && cal) return detail::effect_calibrated(e, a, b, *cal, alpha);
+    if (ya.size() < 2 || yb.size() < 2) {  // with a calibration or without: one offset a side is no spread
         e.why = one_unit_why(e, sa, sb, u);
         return e;
     }
@@ -130,33 +129,6 @@ Effect effect_rounds(const SideData& a, const SideData& b, const SideSummary& sa
     return e;
 }
 
-// A comparison tested against a calibration whose smallest p-value cannot
-// reach alpha / m (Holm's first step in a family of m) can give no verdict:
-// not testable, with the calibration runs that would make it. Leaving it out
-// shrinks the family, so this runs until no more are.
-void untestable_ranks(std::vector<Effect*>& set, double alpha) {
-    for (bool again = true; again;) {
-        again = false;
-        double m = double(set.size());
-        for (auto*& e : set) {
-            if (!e->reference || stats::min_p(*e->reference) * m < alpha) continue;
-            const auto& r = *e->reference;
-            e->runs_needed = stats::runs_needed(alpha / m, r.side_a, r.side_b);
-            e->why = fmt::format("not testable: the calibration's {} runs rank the difference among {} of their own, "
-                                 "so p >= {:.3g}; a verdict among {:g} comparisons at alpha {:g} needs p < {:.3g}: "
-                                 "{} calibration runs", r.runs, r.abs_desc.size(), stats::min_p(r), m, alpha,
-                                 alpha / m, e->runs_needed);
-            e->verdict = Verdict::NotTestable;
-            e->p = e->log_estimate = e->se = kNaN;
-            e->ratio_ci = {kNaN, kNaN};
-            e->reference.reset();
-            e = nullptr;
-            again = true;
-        }
-        std::erase(set, nullptr);
-    }
-}
-
 // The family: every testable comparison but the baseline's (a control, read
 // on its own). Verdicts use Holm's p; the detectable difference is the one at
 // alpha / m, Holm's first step, so it never promises more than the family gives.
@@ -165,14 +137,8 @@ void adjust(ComparisonReport& out) {
     for (auto& t : out.tests)
         for (auto& e : t.vs_first)
             if (e.verdict != Verdict::NotTestable) (t.test == "baseline" ? control : family).push_back(&e);
-    untestable_ranks(family, out.alpha);
-    untestable_ranks(control, out.alpha);
     out.family = family.size();
     auto apply = [&](const std::vector<Effect*>& set) {
-        // A rank against a calibration reads its differences at Holm's first level.
-        for (auto* e : set)
-            if (e->reference)
-                e->p = stats::reference_p(*e->reference, e->log_estimate, out.alpha / double(set.size()));
         std::vector<double> p;
         for (auto* e : set) p.push_back(e->p);
         auto holm = stats::holm_adjust(p), q = stats::bh_adjust(p);
@@ -182,10 +148,6 @@ void adjust(ComparisonReport& out) {
             e.q_bh = q[i];
             e.verdict = e.p_holm >= out.alpha ? Verdict::NoDifference : e.ratio < 1 ? Verdict::Faster : Verdict::Slower;
             double level = out.alpha / double(set.size());
-            if (e.reference) {
-                e.detectable = std::exp(stats::reference_detectable(*e.reference, level)) - 1;
-                continue;
-            }
             stats::TTest t;
             t.estimate = e.log_estimate;
             t.se = e.se;
@@ -198,7 +160,8 @@ void adjust(ComparisonReport& out) {
 }
 
 ComparisonReport build(const std::vector<std::string>& labels, const std::vector<std::vector<RunReport>>& sides,
-                       Unit unit, double alpha, const Calibrations& cal = {}, const std::string& options = {}) {
+                       Unit unit, double alpha, const Calibrations& cal = {}, const std::string& options = {},
+                       double target = kPlanTarget) {
     if (labels.size() != sides.size() || sides.size() < 2)
         throw InputError("a comparison needs two or more labelled sides");
     ComparisonReport out;
@@ -213,12 +176,10 @@ ComparisonReport build(const std::vector<std::string>& labels, const std::vector
         TestComparison tc;
         tc.test = c.order[i];
         for (size_t k = 0; k < d.size(); ++k) tc.configs.push_back(detail::summarize(labels[k], d[k], unit));
-        auto found = cal.find(tc.test);
-        const CalibratedSpread* spread = found == cal.end() ? nullptr : &found->second;
         for (size_t k = 1; k < d.size(); ++k)
             tc.vs_first.push_back(unit == Unit::Round
                                       ? effect_rounds(d[0], d[k], tc.configs[0], tc.configs[k], alpha)
-                                      : effect_saved(d[0], d[k], tc.configs[0], tc.configs[k], unit, alpha, spread));
+                                      : effect_saved(d[0], d[k], tc.configs[0], tc.configs[k], unit, alpha));
         out.tests.push_back(std::move(tc));
         for (size_t k = 0; k < d.size(); ++k)
             for (const auto& w : d[k].knobs_not_applied)
@@ -227,6 +188,7 @@ ComparisonReport build(const std::vector<std::string>& labels, const std::vector
                     out.warnings.push_back(line);
     }
     adjust(out);
+    plan_from(out, cal, target);
     review(out);
     if (out.tests.empty()) out.warnings.push_back("no test to compare");
     return out;
@@ -269,12 +231,12 @@ std::string pct_change(double ratio) { return fmt::format("{:+.2f}%", (ratio - 1
 
 ComparisonReport compare_saved(const std::vector<std::string>& labels,
                                const std::vector<std::vector<RunReport>>& sides, double alpha,
-                               const Calibrations& cal) {
+                               const Calibrations& cal, double target) {
     ComparisonReport probe;
     choose_level(probe, sides);
     bool imported = !sides.empty() && !sides[0].empty() && sides[0][0].provenance.imported.has_value();
     std::string options = sides.empty() || sides[0].empty() || imported ? "" : run_options(sides[0][0].settings);
-    auto out = build(labels, sides, probe.unit, alpha, cal, options);
+    auto out = build(labels, sides, probe.unit, alpha, cal, options, target);
     out.level_why = probe.level_why;
     out.unseen = probe.unseen;
     out.boot_ids = probe.boot_ids;

@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "stats/inference.h"
-#include "stats/reference_test.h"
 #include "suite/calibration.h"
 #include "suite/result.h"
 
@@ -76,13 +75,19 @@ struct Effect {
     double detect_df = 0;
     size_t units_a = 0, units_b = 0;
     std::string method;                      // the test that was applied
-    std::string calibration;                 // "the calibration of DATE (k runs)" when its spread was used
-    // Against a calibration: the differences its own runs show, which the
-    // p-value, the interval, the gate and the detectable difference rank in.
-    std::shared_ptr<const stats::Reference> reference;
-    bool recalibrate = false;                // NotTestable: the calibration does not describe these runs
-    size_t runs_needed = 0;                  // NotTestable: calibration runs that would make it testable
     std::string why;                         // NotTestable: the reason
+};
+
+// What a calibration recommends for one test, to reach `target` as the
+// detectable difference at the family's first Holm level: the least-cost
+// saved runs a side (Kalibera-Jones), and the live compare's rounds.
+struct Plan {
+    std::string test;
+    std::string calibration;            // which: when, where, settings and age
+    double target = 0, level = 0;       // relative; the two-sided alpha it is planned at
+    stats::Allocation runs;             // runs x sessions x repeats a side, with what they detect and cost
+    size_t rounds = 0;                  // interleaved rounds (0: beyond 1000)
+    double rounds_detectable = kNaN;    // what they detect
 };
 
 struct TestComparison {
@@ -103,6 +108,9 @@ struct ComparisonReport {
     std::vector<std::string> warnings;  // drift in the baseline, batch sizes, overlap, host facts
     std::vector<std::string> advice;    // what to run to get a verdict, or a sharper one
     std::string run_options;            // saved runs: the first run's options (run_options()), for the advice
+    // Saved runs with a calibration of their host and settings: what it
+    // recommends per test (never used for a verdict).
+    std::vector<Plan> plans;
     // A recipe whose preconditions fail on this host: why, and no verdict.
     std::vector<std::string> not_answerable;
     // Each side's host facts (its first run's env::capture()), for the Test
@@ -117,22 +125,22 @@ void mark_not_answerable(ComparisonReport& r, std::vector<std::string> reasons);
 std::vector<std::string> knob_warnings(const ComparisonReport& r);
 
 inline constexpr double kOutlierSigmas = 3;
-// A calibration describes the compared runs unless their within-run spread
-// exceeds its own at this level (a one-sided F test, per comparison).
-inline constexpr double kConsistencyAlpha = 0.01;
+// The detectable difference a plan is for, unless the caller names one
+// (compare's --target, else its gate's PCT): calibrate's default too.
+inline constexpr double kPlanTarget = 0.01;
 
 // A ratio as a signed percent change, as compare prints it ("+1.25%").
 std::string pct_change(double ratio);
 
 // Saved results: sides[k] holds every result file (saved run) of configuration k.
-// At the run level, a test with one run on a side is tested against its
-// calibration in `cal` when there is one and it describes the runs (the
-// rank of the observed difference among the calibration's own run
-// differences; stats/reference_test.h); without one it is not testable. The
-// caller lends only calibrations that match the runs (why_not_lend()).
+// The unit is the highest level that differs (run or boot); a test with one
+// unit on a side is not testable, whether or not a calibration exists: a
+// run's offset is one draw per run, which one pair cannot tell from a
+// change. `cal` (calibrations that match the runs, lab::find_calibrations)
+// only plans: the runs a side, or the rounds, that reach `target`.
 ComparisonReport compare_saved(const std::vector<std::string>& labels,
                                const std::vector<std::vector<RunReport>>& sides, double alpha = 0.05,
-                               const Calibrations& cal = {});
+                               const Calibrations& cal = {}, double target = kPlanTarget);
 
 // Interleaved rounds: rounds[k][r] is configuration k's result in round r.
 // Every configuration is paired with configuration 0 round by round.

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <fmt/format.h>
 
-#include "stats/reference_test.h"
 
 namespace eb::suite {
 
@@ -20,29 +19,28 @@ double unit_sd(const SideSummary& c, Unit u) {
 }
 
 // `exitbench calibrate` for these tests with the compared runs' options.
-std::string calibrate_command(const ComparisonReport& out, const std::vector<std::string>& tests, size_t runs = 0) {
-    std::string names = fmt::format("{}", fmt::join(tests, " "));
-    return fmt::format("exitbench calibrate {}{}{}{}", names, out.run_options.empty() ? "" : " ",
-                       out.run_options.empty() ? "(with the compared runs' options)" : out.run_options,
-                       runs ? fmt::format(" --runs {}", runs) : "");
+std::string calibrate_command(const ComparisonReport& out, const std::vector<std::string>& tests) {
+    std::string names = tests.size() <= 6 ? fmt::format("{}", fmt::join(tests, " ")) : "TESTS";
+    return fmt::format("exitbench calibrate {}{}{}", names, out.run_options.empty() ? "" : " ",
+                       out.run_options.empty() ? "(with the compared runs' options)" : out.run_options);
 }
 
-// The command that makes a one-unit-a-side comparison testable.
+// What makes a one-unit-a-side comparison testable, when no calibration plans it.
 std::string how_to_test(const ComparisonReport& out, const std::vector<std::string>& tests) {
     std::string names = tests.size() <= 6 ? fmt::format("{}", fmt::join(tests, " ")) : "TESTS";
     if (out.unit == Unit::Round) return "to get a verdict: run more rounds (--rounds 8 or more)";
     if (out.unit == Unit::Boot)
         return fmt::format("to test across boots: run each side in 3 or more boots (after each boot: exitbench run "
                            "{} --label before, likewise --label after under the other side), then exitbench compare "
-                           "label:before label:after", names);
-    return fmt::format("to test what these runs compare, interleave both configurations in one process: exitbench "
-                       "compare {0} --a 'OPTIONS' --b 'OPTIONS'; or save 3 or more runs a side interleaved in time "
-                       "(exitbench run {0} --json A1.json, then B1.json, A2.json, B2.json, A3.json, B3.json), then "
-                       "exitbench compare A1.json A2.json A3.json --vs B1.json B2.json B3.json. One run a side "
-                       "answers only against a calibration of this boot with the same options that describes the "
-                       "runs: {1} --runs {2} (in this boot, shortly before; a family of {3} comparisons at alpha "
-                       "{4:g} needs that many runs)", names, calibrate_command(out, tests), stats::runs_needed(out.alpha / double(std::max<size_t>(1, tests.size())), 1, 1),
-                       std::max<size_t>(1, tests.size()), out.alpha);
+                           "label:before label:after; or let exitbench boot them: exitbench compare --kernel-a A "
+                           "--kernel-b B --boots 3 {}", names, names);
+    return fmt::format("one run a side is not testable: a run's offset (its process, its moment) is one draw per "
+                       "run, which one pair cannot tell from a change, and no calibration changes that. To test "
+                       "what these runs compare, interleave both configurations in one process: exitbench compare "
+                       "{0} --a 'OPTIONS' --b 'OPTIONS' --rounds 8; or save 3 or more runs a side interleaved in "
+                       "time (exitbench run {0} --json A1.json, then B1.json, A2.json, B2.json, A3.json, B3.json), "
+                       "then exitbench compare A1.json A2.json A3.json --vs B1.json B2.json B3.json. How many runs a "
+                       "chosen difference needs: {1}, then compare again", names, calibrate_command(out, tests));
 }
 
 void baseline_warning(ComparisonReport& out, const TestComparison& t, size_t k) {
@@ -59,8 +57,7 @@ void baseline_warning(ComparisonReport& out, const TestComparison& t, size_t k) 
 } // namespace
 
 void review(ComparisonReport& out) {
-    std::vector<std::string> batch, dominated, only, dropped, one_unit, recalibrate, more_runs;
-    size_t runs_needed = 0;
+    std::vector<std::string> batch, dominated, only, dropped, one_unit;
     for (const auto& t : out.tests) {
         for (size_t k = 1; k < t.configs.size(); ++k) {
             const auto& e = t.vs_first[k - 1];
@@ -73,11 +70,6 @@ void review(ComparisonReport& out) {
                 t.configs[0].imported == t.configs[k].imported && (e.units_a < 2 || e.units_b < 2) &&
                 t.test != "baseline")  // run adds the baseline itself
                 add_once(one_unit, t.test);
-            if (e.recalibrate) add_once(recalibrate, t.test);
-            if (e.runs_needed) {
-                add_once(more_runs, t.test);
-                runs_needed = std::max(runs_needed, e.runs_needed);
-            }
             baseline_warning(out, t, k);
         }
         for (const auto& c : t.configs) {
@@ -96,14 +88,20 @@ void review(ComparisonReport& out) {
     if (!batch.empty())
         out.warnings.push_back(fmt::format("batch sizes differ between the sides (per-iteration costs may shift with "
                                            "batch size; fix it with --iterations): {}", fmt::join(batch, ", ")));
-    if (!one_unit.empty()) out.advice.push_back(how_to_test(out, one_unit));
-    if (!recalibrate.empty())
-        out.advice.push_back(fmt::format("the calibration does not describe these runs ({}): calibrate again in this "
-                                         "boot, just before the runs: {}", fmt::join(recalibrate, ", "),
-                                         calibrate_command(out, recalibrate)));
-    if (!more_runs.empty())
-        out.advice.push_back(fmt::format("too few calibration runs for a verdict ({}): {}", fmt::join(more_runs, ", "),
-                                         calibrate_command(out, more_runs, runs_needed)));
+    // Tests a calibration plans get its plan; the others, how to get one.
+    std::vector<std::string> unplanned;
+    for (const auto& t : one_unit)
+        if (std::none_of(out.plans.begin(), out.plans.end(), [&](const Plan& p) { return p.test == t; }))
+            unplanned.push_back(t);
+    if (!one_unit.empty() && unplanned.size() < one_unit.size())
+        out.advice.push_back("one run a side is not testable: a run's offset (its process, its moment) is one draw "
+                             "per run, which one pair cannot tell from a change; a calibration plans the runs "
+                             "instead:");
+    if (!unplanned.empty()) out.advice.push_back(how_to_test(out, unplanned));
+    constexpr size_t kShownPlans = 6;  // the rest are in the JSON's "plans"
+    for (size_t i = 0; i < out.plans.size() && i < kShownPlans; ++i) out.advice.push_back(plan_line(out, out.plans[i]));
+    if (out.plans.size() > kShownPlans)
+        out.advice.push_back(fmt::format("and {} more tests' plans (the JSON's \"plans\")", out.plans.size() - kShownPlans));
     if (!dominated.empty())
         out.advice.push_back(fmt::format("{}-to-{} spread outweighs the repeat noise for {}: more {}s sharpen these "
                                          "comparisons, more repeats do not", unit_name(out.unit), unit_name(out.unit),

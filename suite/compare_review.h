@@ -4,7 +4,13 @@
 
 namespace eb::suite {
 
-// Appends to out.warnings and out.advice from the finished comparisons.
+// Appends to out.warnings and out.advice from the finished comparisons
+// (and out.plans' lines, so plan_from comes first).
 void review(ComparisonReport& out);
+
+// out.plans from the calibrations that match the runs (compare_plan.cpp).
+void plan_from(ComparisonReport& out, const Calibrations& cal, double target);
+// One plan as a line of advice.
+std::string plan_line(const ComparisonReport& out, const Plan& p);
 
 } // namespace eb::suite

@@ -42,10 +42,6 @@ std::vector<double> units(const SideData& d, Unit u);
 
 SideSummary summarize(const std::string& label, const SideData& d, Unit u);
 
-// One run a side (or one against a few) against a calibration: whether it
-// describes the runs, then the rank test; e holds the units and the ratio.
-Effect effect_calibrated(Effect e, const SideData& a, const SideData& b, const CalibratedSpread& cal, double alpha);
-
 // Why a side cannot enter a test (not run, failed, hung, mismatched,
 // skipped, interrupted), or empty.
 std::string unusable(const SideSummary& s, const SideData& d);

@@ -98,7 +98,7 @@ TEST(LabCalibrate, ReducesTheRunsPerTestAndStoresTheCalibration) {
     EXPECT_EQ(out.left_out, (std::vector<std::string>{"flaky: failed: the fake guest failed"}));
     ASSERT_EQ(out.tests.size(), 1u);
     EXPECT_EQ(out.tests[0].boots.boots, 1u) << "the stored calibration's boot, read back";
-    EXPECT_GT(out.tests[0].one_run_detectable, 0);
+    EXPECT_GT(out.tests[0].allocation.runs, 1u) << "the plan is of two or more runs a side";
     EXPECT_EQ(out.runs.size(), 3u);
 }
 

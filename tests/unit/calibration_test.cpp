@@ -1,6 +1,6 @@
 // The calibration: level estimates with their df (stats/calibration.h), the
-// Kalibera-Jones allocation, the calibrated t test; a calibration from runs,
-// its round trip through the history, and which one compare borrows.
+// Kalibera-Jones allocation and the rounds plan; a calibration from runs, its
+// round trip through the history, and which one plans a compare (never tests it).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -81,38 +81,18 @@ LevelTable table(double run_mean, double run_df, double ses_med, double ses_df, 
     return t;
 }
 
-// As many sessions a side as the calibration had: exactly t on K - 1 df,
-// with Var = 2 * the run means' variance.
-TEST(CalibratedT, SameSessionsIsExactlyTOnTheCalibrationsDf) {
-    auto cal = table(4e-4, 4, 3e-4, 10, 1.0 / 3);
-    auto t = stats::calibrated_t(0.05, cal, {1, 1.0 / 3}, {1, 1.0 / 3});
-    EXPECT_DOUBLE_EQ(t.df, 4);
-    EXPECT_DOUBLE_EQ(t.se, std::sqrt(8e-4));
-    EXPECT_NEAR(t.p, stats::t_two_sided(0.05 / std::sqrt(8e-4), 4), 1e-12);
-    EXPECT_NEAR(t.ci.hi - t.ci.lo, 2 * stats::t_quantile(0.975, 4) * std::sqrt(8e-4), 1e-12);
-}
-
-// Fewer sessions than the calibration had: the sessions' extra share is
-// added, and the df are Satterthwaite's over both parts.
-TEST(CalibratedT, FewerSessionsAddTheirShareWithSatterthwaiteDf) {
-    auto cal = table(4e-4, 4, 3e-4, 10, 1.0 / 3);
-    auto t = stats::calibrated_t(0, cal, {1, 1.0}, {1, 1.0});
-    double run = 8e-4, within = 3e-4 * 2 * (1 - 1.0 / 3), v = run + within;
-    EXPECT_NEAR(t.se * t.se, v, 1e-15);
-    EXPECT_NEAR(t.df, v * v / (run * run / 4 + within * within / 10), 1e-9);
-    EXPECT_GT(t.df, 4);
-}
-
-TEST(CalibratedT, MoreSessionsNeverTakeOutTheSidesOwnShare) {
-    auto cal = table(1e-4, 4, 3e-4, 10, 1.0);  // one session a run, all of its spread the sessions'
-    auto t = stats::calibrated_t(0, cal, {1, 0.1}, {1, 0.1});
-    EXPECT_NEAR(t.se * t.se, 3e-4 * 0.2, 1e-15);
-    EXPECT_DOUBLE_EQ(t.df, 10);
-}
-
-TEST(CalibratedT, RefusesACalibrationWithoutRunDf) {
-    auto cal = table(4e-4, 0, 3e-4, 10, 1.0 / 3);
-    EXPECT_THROW(stats::calibrated_t(0, cal, {1, 1}, {1, 1}), std::invalid_argument);
+// The rounds a plan names: the fewest whose paired t reaches the target, on
+// two sessions' spread about their run (the round's offset cancels).
+TEST(PlanRounds, TheFewestRoundsThatReachTheTarget) {
+    auto cal = table(4e-4, 10, 1e-4, 20, 1.0 / 3);
+    auto r = stats::plan_rounds(cal, 0.02);
+    ASSERT_GT(r.rounds, 1u);
+    EXPECT_LE(r.detectable, 0.02);
+    stats::TTest fewer;
+    fewer.se = std::sqrt(2e-4 / double(r.rounds - 1));
+    fewer.df = double(r.rounds - 2);
+    EXPECT_GT(std::exp(stats::detectable_difference(fewer, 0.05)) - 1, 0.02) << "one round less does not reach it";
+    EXPECT_EQ(stats::plan_rounds(cal, 1e-5).rounds, 0u) << "beyond 1000 rounds";
 }
 
 LevelTable levels(double run, double ses, double rep) {
@@ -248,95 +228,88 @@ TEST(Calibration, RunOptionsReproduceTheSettings) {
     EXPECT_EQ(t.repeats, 3u);
 }
 
-TEST(Calibration, OneRunASideIsRankedAmongItsRunDifferencesAndSaysSo) {
+// One run a side is not testable with a calibration or without: the
+// calibration plans instead, and says which it is (host, kernel, settings,
+// age) and what its counts would detect, in the text and the JSON.
+TEST(Calibration, OneRunASideIsNotTestableAndTheCalibrationPlansTheRuns) {
     std::mt19937_64 rng(6);
     std::vector<suite::RunReport> runs;
     for (int k = 0; k < 12; ++k) runs.push_back(run_of(rng, 0));
-    auto cal = suite::calibrate_from(runs, {});
-    auto a = run_of(rng, 0), b = run_of(rng, std::log(1.2));
+    auto lent = suite::lend(suite::calibrate_from(runs, {}));
+    for (auto& [_, s] : lent) s.age_s = 7200, s.same_boot = true;
+    auto a = run_of(rng, 0), b = run_of(rng, std::log(1.5));
     auto without = suite::compare_saved({"A", "B"}, {{a}, {b}});
-    EXPECT_EQ(without.tests[0].vs_first[0].verdict, suite::Verdict::NotTestable);
-    auto with = suite::compare_saved({"A", "B"}, {{a}, {b}}, 0.05, suite::lend(cal));
-    const auto& e = with.tests[0].vs_first[0];
-    EXPECT_EQ(e.verdict, suite::Verdict::Slower);
-    // +20% is beyond every one of the 66 differences between the 12 runs: the smallest p there is.
-    EXPECT_DOUBLE_EQ(e.p, 1.0 / 67);
-    EXPECT_EQ(e.method, "rank among the calibration's 66 run differences");
-    EXPECT_EQ(e.calibration, "the calibration of 2026-12-01T08:00:00Z (12 runs)");
-    auto text = report::render_comparison(with);
-    EXPECT_NE(text.find("run-to-run spread from the calibration of 2026-12-01T08:00:00Z (12 runs)"), std::string::npos)
-        << text;
+    auto with = suite::compare_saved({"A", "B"}, {{a}, {b}}, 0.05, lent, 0.02);
+    for (const auto* c : {&without, &with})
+        for (const auto& t : c->tests) {
+            EXPECT_EQ(t.vs_first[0].verdict, suite::Verdict::NotTestable) << t.test;
+            EXPECT_NE(t.vs_first[0].why.find("not testable at the run level (1 vs 1 run)"), std::string::npos);
+        }
+    EXPECT_TRUE(without.plans.empty());
+    std::string said = fmt::format("{}", fmt::join(without.advice, "\n"));
+    EXPECT_NE(said.find("exitbench calibrate cpuid vmcall --sessions 3 -r 4"), std::string::npos) << said;
+    EXPECT_NE(said.find("--a 'OPTIONS' --b 'OPTIONS' --rounds 8"), std::string::npos) << said;
+    ASSERT_EQ(with.plans.size(), 2u);
+    const auto& p = with.plans[0];
+    EXPECT_EQ(p.test, "cpuid");
+    EXPECT_DOUBLE_EQ(p.level, 0.025) << "the family's first Holm level";
+    EXPECT_GE(p.runs.runs, 2u);
+    EXPECT_TRUE(p.runs.reachable);
+    EXPECT_LE(p.runs.detectable, 0.02);
+    EXPECT_GT(p.rounds, 1u);
+    for (const char* part : {"host hostA, kernel 6.1.0", "settings '", "12 runs x 3 sessions x 4 repeats",
+                             "2.0 h old, this boot"})
+        EXPECT_NE(p.calibration.find(part), std::string::npos) << part << ": " << p.calibration;
+    said = fmt::format("{}", fmt::join(with.advice, "\n"));
+    EXPECT_NE(said.find(fmt::format("cpuid: for a detectable 2% at alpha 0.025 (0.05 over 2 test(s)")), std::string::npos)
+        << said;
+    EXPECT_NE(said.find(fmt::format("recommends {} runs x {} sessions x {} repeats a side", p.runs.runs,
+                                    p.runs.sessions, p.runs.repeats)), std::string::npos) << said;
+    EXPECT_NE(said.find(fmt::format("exitbench compare cpuid --a 'OPTIONS' --b 'OPTIONS' --rounds {}", p.rounds)),
+              std::string::npos) << said;
     auto j = report::comparison_json(with);
-    EXPECT_EQ(j["tests"][0]["vs_first"][0]["run_to_run_spread_from"], e.calibration);
+    ASSERT_EQ(j["plans"].size(), 2u);
+    EXPECT_EQ(j["plans"][0]["runs_a_side"], p.runs.runs);
+    EXPECT_EQ(j["plans"][0]["rounds"], p.rounds);
+    EXPECT_FALSE(j["tests"][0]["vs_first"][0].contains("run_to_run_spread_from"));
 }
 
-// Five runs rank a difference among 10 of their own: p >= 1/11, never a
-// verdict at 0.05, and the advice names the calibration that gives one.
-TEST(Calibration, TooFewCalibrationRunsAreNotTestableWithTheCommandThatFixesIt) {
-    std::mt19937_64 rng(16);
-    std::vector<suite::RunReport> runs;
-    for (int k = 0; k < 5; ++k) runs.push_back(run_of(rng, 0));
-    auto cal = suite::calibrate_from(runs, {});
-    auto c = suite::compare_saved({"A", "B"}, {{run_of(rng, 0)}, {run_of(rng, std::log(1.5))}}, 0.05, suite::lend(cal));
-    for (const auto& t : c.tests) {
-        const auto& e = t.vs_first[0];
-        EXPECT_EQ(e.verdict, suite::Verdict::NotTestable) << t.test;
-        EXPECT_NE(e.why.find("p >= 0.0909"), std::string::npos) << e.why;
-    }
-    // cpuid and vmcall: a family of 2 needs p < 0.025, 10 runs (1/46).
-    bool said = false;
-    for (const auto& a : c.advice) said = said || (a.find("exitbench calibrate cpuid vmcall --sessions 3 -r 4") != std::string::npos && a.ends_with("--runs 10"));
-    EXPECT_TRUE(said) << fmt::format("{}", fmt::join(c.advice, "\n"));
-}
-
-// Two high repeats of four move a session's median: the calibration's
-// within-run spread no longer covers the run's, so the calibration does not
-// describe it (no session is left out to rescue a verdict).
-TEST(Calibration, ASessionFarOffItsRunMeansTheCalibrationDoesNotDescribeIt) {
+// Several runs a side are tested on their own spread: a calibration plans
+// beside the verdict and changes nothing of it.
+TEST(Calibration, SeveralRunsASideAreTestedOnTheirOwnSpreadWhateverTheCalibration) {
     std::mt19937_64 rng(7);
     std::vector<suite::RunReport> runs;
     for (int k = 0; k < 12; ++k) runs.push_back(run_of(rng, 0));
-    auto cal = suite::calibrate_from(runs, {});
-    auto a = run_of(rng, 0), b = run_of(rng, 0);
-    for (auto& x : b.results[0].sessions[1].samples) x *= 1.55;
-    auto c = suite::compare_saved({"A", "B"}, {{a}, {b}}, 0.05, suite::lend(cal));
-    const auto& e = c.tests[0].vs_first[0];
-    EXPECT_EQ(e.verdict, suite::Verdict::NotTestable);
-    EXPECT_NE(e.why.find("the calibration does not describe these runs"), std::string::npos) << e.why;
-    ASSERT_FALSE(c.advice.empty());
-    EXPECT_NE(c.advice.back().find("exitbench calibrate cpuid --sessions 3 -r 4"), std::string::npos) << c.advice.back();
-    EXPECT_NE(c.tests[1].vs_first[0].verdict, suite::Verdict::NotTestable);  // vmcall is described still
+    auto lent = suite::lend(suite::calibrate_from(runs, {}));
+    std::vector<std::vector<suite::RunReport>> sides(2);
+    for (int k = 0; k < 3; ++k) sides[0].push_back(run_of(rng, 0)), sides[1].push_back(run_of(rng, std::log(1.2)));
+    auto plain = suite::compare_saved({"A", "B"}, sides);
+    auto with = suite::compare_saved({"A", "B"}, sides, 0.05, lent);
+    const auto &e = with.tests[0].vs_first[0], &f = plain.tests[0].vs_first[0];
+    EXPECT_EQ(e.verdict, suite::Verdict::Slower);
+    EXPECT_EQ(e.method, "Welch t on log run means");
+    EXPECT_DOUBLE_EQ(e.p, f.p);
+    EXPECT_DOUBLE_EQ(e.ratio_ci.lo, f.ratio_ci.lo);
+    EXPECT_EQ(with.plans.size(), 2u);
+    EXPECT_TRUE(plain.plans.empty());
 }
 
-// Another boot, other sessions or another -r: not lent, each difference named.
-TEST(Calibration, OnlyTheSameBootSessionsAndRepeatsLend) {
+// A plan needs the same host, kernel, backend, CPU and settings; another
+// boot, other sessions or another -r still plan (the plan names its own).
+TEST(Calibration, OnlyTheSameHostKernelAndSettingsPlan) {
     std::mt19937_64 rng(17);
     std::vector<suite::RunReport> runs;
     for (int k = 0; k < 3; ++k) runs.push_back(run_of(rng, 0));
     auto cal = suite::calibrate_from(runs, {});
     auto r = run_of(rng, 0);
-    EXPECT_TRUE(suite::why_not_lend(cal, r).empty());
     r.provenance.boot_id = "boot-2";
     r.settings.repeats = 5;
     r.settings.sessions = 2;
-    auto why = suite::why_not_lend(cal, r);
-    ASSERT_EQ(why.size(), 3u);
-    EXPECT_NE(why[0].find("boot: 'boot-1' (calibration) vs 'boot-2'"), std::string::npos) << why[0];
-    EXPECT_EQ(why[1], "sessions: 3 (calibration) vs 2");
-    EXPECT_EQ(why[2], "repeats (-r): 4 (calibration) vs 5");
-}
-
-// Calibration and compare take one statistic of a session: the log of its
-// median cost (with 4 repeats, not the median of the logs).
-TEST(Calibration, TheCalibrationsRunMeansAreComparesUnits) {
-    std::mt19937_64 rng(18);
-    std::vector<suite::RunReport> runs;
-    for (int k = 0; k < 3; ++k) runs.push_back(run_of(rng, 0));
-    auto cal = suite::lend(suite::calibrate_from(runs, {}));
-    auto c = suite::compare_saved({"A", "B"}, {{runs[0]}, {runs[1], runs[2]}});
-    const auto& sides = c.tests[0].configs;
-    EXPECT_NEAR(std::exp(cal.at("cpuid").run_means[0]), sides[0].unit_medians[0], 1e-9);
-    EXPECT_NEAR(std::exp(cal.at("cpuid").run_means[2]), sides[1].unit_medians[1], 1e-9);
+    EXPECT_TRUE(suite::why_not_plan(cal, r).empty());
+    r.host.kernel_release = "6.2.0";
+    auto why = suite::why_not_plan(cal, r);
+    ASSERT_EQ(why.size(), 1u);
+    EXPECT_NE(why[0].find("kernel.release: '6.1.0' (calibration) vs '6.2.0'"), std::string::npos) << why[0];
 }
 
 TEST(CompareOutliers, AUnitFarFromTheOthersIsFlagged) {
@@ -382,7 +355,7 @@ TEST_F(CalibrationStore, RoundTripsThroughTheHistory) {
     EXPECT_TRUE(history::Store(path, history::Store::Mode::ReadOnly).calibrations("hostB").empty());
 }
 
-TEST_F(CalibrationStore, CompareBorrowsOnlyAMatchingCalibrationOfTheSameBoot) {
+TEST_F(CalibrationStore, ComparePlansWithAMatchingCalibrationOnly) {
     std::mt19937_64 rng(10);
     std::vector<suite::RunReport> runs;
     for (int k = 0; k < 4; ++k) runs.push_back(run_of(rng, 0));
@@ -403,14 +376,17 @@ TEST_F(CalibrationStore, CompareBorrowsOnlyAMatchingCalibrationOfTheSameBoot) {
     EXPECT_NE(found.warnings[0].find("kernel.release: '6.1.0' (calibration) vs '6.2.0'"), std::string::npos)
         << found.warnings[0];
     EXPECT_NE(found.warnings[0].find("cpuid, vmcall"), std::string::npos);
-    // Another boot: said, not used.
+    EXPECT_NE(found.warnings[0].find("no plan from"), std::string::npos) << found.warnings[0];
+    // Another boot still plans, and says so, with its age.
     sides[1][0].host.kernel_release = "6.1.0";
     sides[1][0].provenance.boot_id = "boot-2";
     found = lab::find_calibrations(path, sides);
-    EXPECT_TRUE(found.spreads.empty());
-    ASSERT_EQ(found.warnings.size(), 1u);
-    EXPECT_NE(found.warnings[0].find("boot: 'boot-1' (calibration) vs 'boot-2'"), std::string::npos) << found.warnings[0];
-    EXPECT_NE(found.warnings[0].find("one run a side stays not testable"), std::string::npos) << found.warnings[0];
+    ASSERT_EQ(found.spreads.size(), 2u);
+    EXPECT_FALSE(found.spreads.begin()->second.same_boot);
+    EXPECT_GE(found.spreads.begin()->second.age_s, 0);
+    // Several runs a side are looked up too: the plan is printed beside their verdict.
+    sides[0].push_back(run_of(rng, 0));
+    EXPECT_EQ(lab::find_calibrations(path, sides).spreads.size(), 2u);
 }
 
 // A version 2 store (before calibrations): compare reads it as holding none,
@@ -479,10 +455,9 @@ TEST_F(CalibrationStore, ADamagedNewerRowIsNamedAndAnOlderGoodOneUsed) {
             EXPECT_NE(w.find("calibration 2 ("), std::string::npos) << w;
             EXPECT_NE(w.find("an unusable row"), std::string::npos) << w;
         }
-        // compare's test on it would have thrown (Boost's "-nan", df <= 0): the good one gives a finite p.
-        stats::SideShape one{1, 1.0 / 3};
-        auto t = stats::calibrated_t(0.01, found.spreads.begin()->second.levels, one, one);
-        EXPECT_TRUE(std::isfinite(t.p)) << damage;
+        // A plan from the damaged row would be nonsense (a negative variance): the good one's is finite.
+        auto plan = stats::allocate(found.spreads.begin()->second.levels, found.spreads.begin()->second.costs, 0.05);
+        EXPECT_TRUE(std::isfinite(plan.detectable)) << damage;
     }
 }
 
