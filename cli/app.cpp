@@ -17,6 +17,7 @@
 #include "cli/compare.h"
 #include "cli/completion.h"
 #include "cli/emit.h"
+#include "cli/emulated.h"
 #include "cli/errors.h"
 #include "cli/export.h"
 #include "cli/help.h"
@@ -30,6 +31,8 @@
 #include "cli/profile.h"
 #include "cli/recipe.h"
 #include "cli/run.h"
+#include "lab/emulated.h"
+#include "lab/run.h"
 #include "lab/suggest.h"
 #include "lab/version.h"
 #include "profile/record.h"
@@ -93,7 +96,8 @@ struct Commands {
     CLI::App app{"exitbench: what does one VM exit cost? A KVM VM-exit laboratory."};
     std::string device = "/dev/kvm";
     bool quiet = false;
-    bool list_all = false, list_kut = false;
+    bool list_all = false, list_kut = false, list_emulated = false;
+    std::string list_kernel;
     CLI::App *list, *env, *recipe, *recipe_run, *recipe_show, *compare, *run, *completion, *calibrate, *boot;
     CLI::App* kselftest_install;
     KselftestInstallArgs kselftest_args;
@@ -147,6 +151,10 @@ struct Commands {
     void add_list_and_env() {
         list = app.add_subcommand("list", "list the tests, what each expects, and skips on this host");
         list->add_flag("--all", list_all, "include the harness self-tests");
+        list->add_flag("--emulated", list_emulated, "list what a boot of an installed kernel under QEMU TCG (a real "
+                                                    "kvm_amd inside) would run and skip");
+        list->add_option("--kernel", list_kernel, "with --emulated: the kernel to boot (default: the newest "
+                                                  "/boot/vmlinuz-V with /lib/modules/V)");
         list->add_flag("--kut-differences", list_kut,
                        "print how the tests differ from kvm-unit-tests' vmexit.flat, as a markdown table");
         list->allow_extras(false);
@@ -307,8 +315,12 @@ void visit_commands(const std::function<void(const CLI::App&)>& f) {
 
 namespace {
 
-int dispatch(Commands& c) {
+int dispatch_command(Commands& c) {
     install_stop_handlers();
+    if (*c.list && !c.list_kernel.empty() && !c.list_emulated)
+        throw UsageError("--kernel IMAGE applies with --emulated");
+    if (*c.list && c.list_emulated)
+        return relay_emulated(c.run_args.argv, {"list", c.list_kernel, "", "table", false, false}, g_interrupted);
     if (*c.list) return cmd_list(c.device, c.list_all, c.list_kut);
     if (*c.env) return cmd_env(c.device);
     if (*c.history.history) return cmd_history(c.history, c.history_args);
@@ -333,6 +345,19 @@ int dispatch(Commands& c) {
     if (*c.calibrate) return cmd_calibrate(c.device, c.calibrate_args, g_interrupted);
     if (*c.boot) return cmd_boot(c.boot_args, g_interrupted);
     return cmd_run(c.device, c.run_args, c.host_profile_args, g_interrupted);
+}
+
+// The commands that start VMs and take --emulated: without a usable
+// /dev/kvm their one error line names the way on (lab::emulated_way).
+int dispatch(Commands& c) {
+    try {
+        return dispatch_command(c);
+    } catch (const lab::NoKvm& e) {
+        bool emulable = *c.list || *c.recipe_run || (*c.compare && !c.kernel_ab.active()) ||
+                        !(*c.env || *c.calibrate || *c.profile.profile || *c.boot || *c.bisect);
+        if (!emulable) throw;
+        throw lab::NoKvm(fmt::format("{}; {}", e.what(), lab::emulated_way(c.run_args.argv)));
+    }
 }
 
 // Runs a command: its exceptions become one line and an exit code. Messages

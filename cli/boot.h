@@ -25,7 +25,7 @@ struct BootArgs {
     MachineArgs machine;
     std::vector<std::string> args;  // exitbench's, inside (after --); with --exec, a command
     std::vector<std::string> files; // --add
-    std::string db, label, note, json;
+    std::string db, label, note, json, format = "table";  // format: stdout's (run --emulated's --format)
     bool no_save = false, exec = false;
     ExportPaths exports;
 };

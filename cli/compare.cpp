@@ -1,4 +1,5 @@
 #include "cli/compare.h"
+#include "cli/emulated.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -196,6 +197,15 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
     if (!a.fail_if_slower.empty()) fail_pct = parse_fraction("--fail-if-slower", a.fail_if_slower, 0, 1e6);
     auto out = plan_outputs(a.common.format, a.common.exports, a.common.json, report::Subject::Compare);
     bool live = a.a || a.b || !a.configs.empty() || !a.preset.empty();
+    if (!a.common.kernel.empty() && !a.common.emulated) throw UsageError("--kernel IMAGE applies with --emulated");
+    if (a.common.emulated && !live)
+        throw UsageError("--emulated runs configurations in a guest (--a/--b, --config); saved results are "
+                         "compared here as they are");
+    if (a.common.emulated && a.preset.empty()) {  // recipe run relays itself (cli/recipe.cpp)
+        if (!a.host_profile.empty()) throw UsageError("--host-profile samples this host; --emulated runs in a guest");
+        return relay_emulated(a.common.argv, {"compare", a.common.kernel, a.common.json, a.common.format,
+                                              !a.common.no_save, any_export(a.common.exports)}, interrupt);
+    }
     if (!a.host_profile.empty() && !live)
         throw UsageError("--host-profile applies when compare runs configurations itself (--a/--b, --config)");
 

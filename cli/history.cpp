@@ -65,12 +65,13 @@ int list_runs(Store& st, const HistoryArgs& a) {
         auto s = lab::suggest(a.label, st.labels());
         throw UsageError(fmt::format("no run is labelled '{}'{}", a.label, s ? fmt::format(" (did you mean '{}'?)", *s) : ""));
     }
-    say("{:>5}  {:<20}  {:<16}  {:<24}  {:<12}  {}", "id", "time (UTC)", "host", "kernel", "label", "tests");
+    say("{:>5}  {:<20}  {:<16}  {:<24}  {:<12}  {:<10}  {}", "id", "time (UTC)", "host", "kernel", "label", "backend",
+        "tests");
     // An imported run's host is unknown; the column names the tool instead.
     for (const auto& r : rows)
-        say("{:>5}  {:<20}  {:<16}  {:<24}  {:<12}  {}", r.id, r.timestamp_utc,
+        say("{:>5}  {:<20}  {:<16}  {:<24}  {:<12}  {:<10}  {}", r.id, r.timestamp_utc,
                    r.source.empty() ? r.hostname : "[" + r.source + "]", r.kernel_release.empty() ? "-" : r.kernel_release,
-                   r.label.empty() ? "-" : r.label, fmt::join(r.tests, " "));
+                   r.label.empty() ? "-" : r.label, r.backend.empty() ? "-" : r.backend, fmt::join(r.tests, " "));
     if (rows.empty()) say("(no saved runs match in {})", st.path());
     return kOk;
 }

@@ -1,4 +1,5 @@
 #include "cli/recipe.h"
+#include "cli/emulated.h"
 
 #include <fmt/format.h>
 #include <iostream>
@@ -105,6 +106,12 @@ int cmd_recipe_run(const std::string& device, const std::string& name, const Com
                    const std::atomic<bool>& interrupt) {
     auto all = recipes();
     const auto& r = find_recipe(all, name);
+    if (opts.common.emulated)  // the whole recipe, its precondition checks too, against the guest's kvm_amd
+        return relay_emulated(opts.common.argv, {"recipe", opts.common.kernel, opts.common.json, opts.common.format,
+                                                 !opts.common.no_save, any_export(opts.common.exports)}, interrupt);
+    if (opts.common.emulated)  // the whole recipe, its precondition checks too, against the guest's kvm_amd
+        return relay_emulated(opts.common.argv, {"recipe", opts.common.kernel, opts.common.json, opts.common.format,
+                                                 !opts.common.no_save, any_export(opts.common.exports)}, interrupt);
     // A recipe is a ready-made `compare`: its configurations run interleaved.
     // (The options that would override them do not exist on `recipe run`.)
     CompareArgs c = opts;

@@ -1,4 +1,5 @@
 #include "cli/run.h"
+#include "cli/emulated.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -183,6 +184,11 @@ int cmd_run(const std::string& device, const RunArgs& a, const HostProfileArgs& 
         throw UsageError("--no-save does not save, so --db, --label and --note have nothing to apply to");
     auto plan = plan_run(a);
     if (!a.no_save) require_saveable(a.db);
+    if (!a.kernel.empty() && !a.emulated) throw UsageError("--kernel IMAGE applies with --emulated");
+    if (a.emulated) {
+        if (!hpa.hz.empty()) throw UsageError("--host-profile samples this host; --emulated runs in a guest");
+        return run_emulated(a, interrupt);
+    }
     auto out = plan_outputs(a.format, a.exports, a.json, report::Subject::Run);
     auto host_plan = plan_host_profile(hpa);
     // Before KVM: a host that may not sample says so before anything runs.
@@ -196,7 +202,7 @@ int cmd_run(const std::string& device, const RunArgs& a, const HostProfileArgs& 
 
     int rc = rep.interrupted ? kInterrupted : kOk;
     if (rc == kOk && std::any_of(rep.results.begin(), rep.results.end(), [&](const auto& r) {
-            return suite::is_failure(r.status) && !suite::expected_failure(rep.host.backend, r);
+            return suite::is_failure(r.status) && !suite::expected_failure(rep, r);
         }))
         rc = kTestFailed;
     // An interrupted run is partial: it would mislead a later comparison.

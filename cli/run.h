@@ -26,6 +26,8 @@ struct RunArgs {
     bool per_exit = false;
     bool profile = false;
     std::string profile_out;   // keep --profile's trace here
+    bool emulated = false;     // --emulated (cli/emulated.h)
+    std::string kernel;        // --kernel IMAGE, with --emulated
     std::vector<std::string> argv;  // the whole command line, for the result's provenance
     std::string db, label, note;    // run only: the history store, and what to file the run under
     bool no_save = false;

@@ -56,6 +56,13 @@ std::vector<RunOption> make_table() {
          "time every iteration on its own: percentiles and a histogram (at most 16 Mi samples per test)"},
         {"--profile", "--profile", &A::profile, "", kRun | kLive, "", nullptr,
          "record kvm tracepoints meanwhile: host-side handling time per test"},
+        {"--emulated", "--emulated", &A::emulated, "", kRun | kWhere, "", "it applies to the whole compare "
+         "(compare --emulated), not to one configuration",
+         "no /dev/kvm needed: run in a boot of an installed kernel under QEMU TCG with an SVM CPU (a real kvm_amd "
+         "inside); every output says emulated"},
+        {"--kernel", "--kernel", &A::kernel, "IMAGE", kRun | kWhere, "/boot/vmlinuz", "it applies to the whole "
+         "compare (compare --emulated --kernel IMAGE), not to one configuration",
+         "with --emulated: the kernel to boot (default: the newest /boot/vmlinuz-V with /lib/modules/V)"},
         {"--profile-out", "--profile-out", &A::profile_out, "FILE", kRun | kLive, "", nullptr,
          "with --profile: keep the trace in FILE for 'profile report' (then every kvm event is recorded, "
          "kvm_emulate_insn too, which slows software backends)"},

@@ -19,6 +19,9 @@ enum Scope : unsigned {
     kRun = 1,        // `run`
     kLive = 2,       // a configuration of a live compare or a recipe (one session a round)
     kCalibrate = 4,  // `calibrate`, and so passed on to its child runs
+    // Where the whole command runs, not what it measures: the command acts on
+    // it before anything starts (--emulated); never in a plan or a result.
+    kWhere = 8,
 };
 
 struct RunOption {

@@ -120,12 +120,18 @@ std::vector<std::string> split_words(const std::string& s) {
     return out;
 }
 
+// The backend is read from the stored result (SQLite's JSON functions), as
+// suite::backend_label says it: no column of its own, so no migration.
 const char* kRunColumns =
-    "id, timestamp_utc, hostname, kernel_release, boot_id, tool_version, label, note, tests, source";
+    "id, timestamp_utc, hostname, kernel_release, boot_id, tool_version, label, note, tests, source, "
+    "coalesce(json_extract(result_json, '$.host.backend_module'), ''), "
+    "coalesce(json_extract(result_json, '$.boot.execution'), '')";
 
 RunRow row_from(Stmt& s) {
+    std::string backend = s.text(10), execution = s.text(11);
+    if (execution == "emulated") backend += " nested under QEMU TCG, emulated";
     return {s.integer(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), s.text(6), s.text(7),
-            split_words(s.text(8)), s.text(9)};
+            split_words(s.text(8)), s.text(9), backend};
 }
 
 std::string test_list(const suite::RunReport& r) {

@@ -52,6 +52,7 @@ struct RunRow {
     std::string timestamp_utc, hostname, kernel_release, boot_id, tool_version, label, note;
     std::vector<std::string> tests;  // sorted
     std::string source;              // an imported run's tool, e.g. "kvm-unit-tests"; empty: exitbench's
+    std::string backend;             // its KVM module, and "nested under QEMU TCG, emulated" for an emulated boot's
 };
 
 struct Filter {

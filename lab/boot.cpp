@@ -121,8 +121,9 @@ BootPlan plan_boot(const BootSpec& spec) {
         if (std::error_code ec; !fs::exists(f, ec) || (!fs::is_regular_file(f, ec) && !fs::is_directory(f, ec)))
             throw InputError(fmt::format("--add {}: no such file or folder", f));
     if (spec.exec && spec.args.empty()) throw InputError("boot --exec needs the command to run, after --");
-    if (spec.exec) p.guest_args = spec.args;
+    if (spec.exec || spec.raw_result) p.guest_args = spec.args;
     else p.guest_args = guest_args(spec.args, p.want_result);
+    p.want_result = p.want_result || spec.raw_result;
     auto q = sys::find_program("qemu-system-x86_64");
     if (!q) throw HostError("no qemu-system-x86_64 on this host (install qemu-system-x86)");
     p.qemu = *q;

@@ -28,6 +28,9 @@ struct BootSpec {
     // in place of exitbench, its output and exit status brought back.
     std::vector<std::string> files = {};
     bool exec = false;
+    // args is an exitbench command that writes its JSON to kGuestResult
+    // itself (--emulated's compare): the file comes back as it is.
+    bool raw_result = false;
 };
 
 // A spec checked and resolved, before anything boots.
@@ -54,6 +57,7 @@ struct BootOutcome {
     bool interrupted = false;
     std::optional<suite::RunReport> report;  // the run's, with `boot` set (want_result only)
     std::string out, err;        // exitbench's stdout and stderr inside
+    std::string result_json;     // BootSpec::raw_result: the guest's kGuestResult, as written
     int guest_rc = -1;
     double seconds = 0;
     std::string boot_id;         // the guest's, once it got that far

@@ -98,6 +98,10 @@ BootOutcome read_outcome(const BootPlan& plan, const std::string& dir, const sys
     }
     if (!plan.want_result) return out;
     std::string json = slurp(dir + "/" + kPortResult);
+    if (plan.spec.raw_result) {  // not a run's: the caller reads it
+        out.result_json = std::move(json);
+        return out;
+    }
     auto first_err = find_line(out.err, "error");
     try {
         if (json.empty()) throw std::runtime_error("no result");

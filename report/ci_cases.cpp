@@ -50,7 +50,7 @@ CiReport ci_report(const suite::RunReport& r) {
         const auto& t = r.results[i];
         CiCase c{t.name, outcome_of(suite::status_name(t.status)), suite::status_name(t.status), t.detail,
                  figures(g, g.rows[i], {"test", "status", "detail"}), t.wall_seconds};
-        if (auto known = suite::expected_failure(r.host.backend, t)) {
+        if (auto known = suite::expected_failure(r, t)) {
             c.outcome = Outcome::XFail;
             c.directive_text = *known;
         } else if (t.status == suite::Status::Hung) {

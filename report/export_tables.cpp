@@ -13,8 +13,34 @@ namespace {
 
 class Csv : public Exporter {
 public:
-    std::string render(const suite::RunReport& r) const override { return to_csv(run_grid(r)); }
-    std::string render(const Comparison& c) const override { return to_csv(compare_grid(c)); }
+    // How the exits were executed, a column of every row: a table pasted
+    // from the file still says a figure was emulated.
+    std::string render(const suite::RunReport& r) const override {
+        Grid g = run_grid(r);
+        g.columns.push_back("execution");
+        g.titles.push_back("execution");
+        g.numeric.push_back(false);
+        for (auto& row : g.rows) row.push_back(suite::execution_of(r));
+        return to_csv(g);
+    }
+    std::string render(const Comparison& c) const override {
+        Grid g = compare_grid(c);
+        // Which side a row is: the configuration column holds its label.
+        size_t label_col = 0;
+        for (size_t i = 0; i < g.columns.size(); ++i)
+            if (g.columns[i] == "config" || g.columns[i] == "configuration") label_col = i;
+        g.columns.push_back("execution");
+        g.titles.push_back("execution");
+        g.numeric.push_back(false);
+        const auto& r = c.report;
+        for (auto& row : g.rows) {
+            std::string e = "host";
+            for (size_t k = 0; k < r.labels.size() && k < r.side_execution.size(); ++k)
+                if (row[label_col] == r.labels[k]) e = r.side_execution[k];
+            row.push_back(e);
+        }
+        return to_csv(g);
+    }
     std::string render(const profile::Report& p) const override { return to_csv(profile_grid(p)); }
     std::string render(const Merged& m) const override { return to_csv(merge_grid(m)); }
 };

@@ -130,7 +130,7 @@ void last_run_metrics(Metrics& m, const suite::RunReport& r, const Labels& host)
     bool passed = !r.interrupted;
     size_t expected = 0;
     for (const auto& t : r.results) {
-        bool known = suite::expected_failure(r.host.backend, t).has_value();
+        bool known = suite::expected_failure(r, t).has_value();
         expected += known;
         if (suite::is_failure(t.status) && !known) passed = false;
     }
@@ -144,14 +144,17 @@ void last_run_metrics(Metrics& m, const suite::RunReport& r, const Labels& host)
         m.family("exitbench_test_expected_failure", "gauge", "1 for a failed test a known limitation of the "
                                                              "backend explains (kselftest's XFAIL)");
     for (const auto& t : r.results)
-        if (suite::expected_failure(r.host.backend, t)) m.sample("exitbench_test_expected_failure", with(host, {{"test", t.name}}), 1);
+        if (suite::expected_failure(r, t)) m.sample("exitbench_test_expected_failure", with(host, {{"test", t.name}}), 1);
 }
 
 void run_metrics(Metrics& m, const suite::RunReport& r) {
     // `host`: the files of two hosts in one collector stay two sets of
     // series; two files of one host collide, as they should.
+    // `execution`: emulated (QEMU TCG), hardware (a boot under KVM) or host:
+    // an emulated figure never passes for a host's.
     Labels host{{"host", r.provenance.hostname}, {"backend", vmm::backend_name(r.host.backend)},
-                {"cpu_model", r.host.cpu_model}, {"kernel", r.host.kernel_release}};
+                {"cpu_model", r.host.cpu_model}, {"kernel", r.host.kernel_release},
+                {"execution", suite::execution_of(r)}};
     m.family("exitbench_run_info", "gauge", "1, labelled with where and from which build the run came");
     std::string microcode;  // for PromQL joins: the fleet's spread by CPU model and microcode
     for (const auto& [k, v] : r.env)
@@ -184,12 +187,17 @@ void run_metrics(Metrics& m, const suite::RunReport& r) {
     per_exit_histogram(m, r, host);
 }
 
+std::string side_execution(const suite::ComparisonReport& r, size_t k) {
+    return k < r.side_execution.size() ? r.side_execution[k] : "host";
+}
+
 void compare_metrics(Metrics& m, const Comparison& c) {
     m.family("exitbench_compare_cycles", "gauge", "geometric mean of the unit medians, cycles per iteration");
     for (const auto& t : c.report.tests)
         for (size_t i = 0; i < t.configs.size(); ++i)  // position: a file compared with itself is two series
             m.sample("exitbench_compare_cycles", {{"test", t.test}, {"config", t.configs[i].label},
-                                                  {"position", std::to_string(i)}},
+                                                  {"position", std::to_string(i)},
+                                                  {"execution", side_execution(c.report, i)}},
                      t.configs[i].unit_medians.empty() ? NAN : t.configs[i].center);
     // Each family's samples stay together, as the format requires.
     auto each = [&](auto&& f) {

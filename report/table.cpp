@@ -23,12 +23,12 @@ namespace {
 std::string expected_failures_line(const suite::RunReport& r) {
     std::vector<std::string> names;
     for (const auto& t : r.results)
-        if (suite::expected_failure(r.host.backend, t)) names.push_back(t.name);
+        if (auto why = suite::expected_failure(r, t))  // the reason, where the test's own detail lacks it
+            names.push_back(t.detail.find(*why) == std::string::npos ? t.name + " (" + *why + ")" : t.name);
     if (names.empty()) return "";
-    return fmt::format("expected failures ({} known limitation{} of {}, each explained above; they do not fail the "
-                       "run): {}\n", names.size(), names.size() == 1 ? "" : "s",
-                       r.host.backend_module.empty() ? vmm::backend_name(r.host.backend) : r.host.backend_module,
-                       fmt::join(names, ", "));
+    std::string backend = r.host.backend_module.empty() ? vmm::backend_name(r.host.backend) : suite::backend_label(r);
+    return fmt::format("expected failures ({} known limitation{} of {}; they do not fail the run): {}\n",
+                       names.size(), names.size() == 1 ? "" : "s", backend, fmt::join(names, ", "));
 }
 
 } // namespace
@@ -127,6 +127,9 @@ std::string header(const suite::RunReport& r) {
                        s.pin_auto ? "pinned (--pin auto)"
                        : !s.pin.empty() ? fmt::format("pinned to CPU {}", s.pin[0])
                        : s.cpu ? fmt::format("pinned to CPU {}", *s.cpu) : "unpinned");
+    if (suite::execution_of(r) == "emulated")
+        out += fmt::format("{}: every figure below is QEMU TCG's ({}; {}), never a hardware cost\n",
+                           suite::kEmulatedNote, suite::backend_label(r), r.boot->machine);
     out += s.sessions >= 2
                ? "cycles: geometric mean of the session medians; 95% CI across sessions (run-to-run); "
                  "cv: within a session; run: between sessions\n\n"

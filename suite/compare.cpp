@@ -169,7 +169,13 @@ ComparisonReport build(const std::vector<std::string>& labels, const std::vector
     out.unit = unit;
     out.alpha = alpha;
     out.run_options = options;
-    for (const auto& side : sides) out.side_env.push_back(side.empty() ? decltype(side[0].env){} : side[0].env);
+    for (const auto& side : sides) {
+        out.side_env.push_back(side.empty() ? decltype(side[0].env){} : side[0].env);
+        out.side_execution.push_back(side.empty() ? "host" : execution_of(side[0]));
+        if (!side.empty() && out.side_execution.back() == "emulated")
+            out.warnings.push_back(fmt::format("'{}': {} ({}; {})", labels[out.side_execution.size() - 1],
+                                               kEmulatedNote, backend_label(side[0]), side[0].boot->machine));
+    }
     auto c = detail::collect(sides);
     for (size_t i = 0; i < c.order.size(); ++i) {
         const auto& d = c.by_test[i];

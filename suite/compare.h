@@ -116,6 +116,9 @@ struct ComparisonReport {
     // Each side's host facts (its first run's env::capture()), for the Test
     // System block of --export-text.
     std::vector<std::vector<std::pair<std::string, std::string>>> side_env;
+    // Each side's execution_of() its first run: "emulated" sides are said in
+    // every output (a warning, the CSV's column, an OpenMetrics label).
+    std::vector<std::string> side_execution;
 };
 
 // The reasons a recipe's question cannot be answered here: every effect

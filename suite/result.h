@@ -214,6 +214,19 @@ struct RunReport {
     std::optional<BootRecord> boot = {};  // set when `exitbench boot` booted a kernel for this run
 };
 
+// How a run's exits were executed, for every output to say: "emulated" (a
+// boot under QEMU TCG), "hardware" (a boot under KVM -cpu host) or "host"
+// (this host's own /dev/kvm).
+inline std::string execution_of(const RunReport& r) {
+    return r.boot && !r.boot->execution.empty() ? r.boot->execution : "host";
+}
+// "kvm_amd nested under QEMU TCG, emulated" for an emulated boot's run, else
+// the backend's module (kvm_intel, kvm_pvm, ...): the backend every export names.
+inline std::string backend_label(const RunReport& r) {
+    if (execution_of(r) == "emulated") return r.host.backend_module + " nested under QEMU TCG, emulated";
+    return r.host.backend_module;
+}
+
 // A run's split: its tests' phases, the set-up's and the trace verification's
 // time, and the rest of `total_ns` as other (negative only if phases
 // overlapped: a bug).

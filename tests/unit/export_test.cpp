@@ -179,7 +179,8 @@ TEST(OpenMetrics, RunHasCyclesExitsStatusAndTimestamp) {
     r.host.cpu_model = "Test \"CPU\" \\ 1";
     r.wall_time = suite::WallSplit{.total = 2'500'000'000};
     auto out = report::openmetrics_exporter()->render(r);
-    std::string host = "host=\"h1\",backend=\"svm\",cpu_model=\"Test \\\"CPU\\\" \\\\ 1\",kernel=\"6.1.0\"";
+    std::string host = "host=\"h1\",backend=\"svm\",cpu_model=\"Test \\\"CPU\\\" \\\\ 1\",kernel=\"6.1.0\","
+                       "execution=\"host\"";
     // A gauge in cycles and one in seconds (the TSC is 2000 MHz): no made-up quantile.
     EXPECT_NE(out.find("# TYPE exitbench_exit_cycles gauge\n"), std::string::npos) << out;
     EXPECT_NE(out.find("exitbench_exit_cycles{" + host + ",test=\"cpuid\"} 1234.7\n"), std::string::npos) << out;
@@ -204,7 +205,7 @@ TEST(OpenMetrics, AnExpectedFailureIsShownAndDoesNotFailTheRun) {
     auto out = report::openmetrics_exporter()->render(r);
     EXPECT_NE(out.find("exitbench_test_expected_failure{host=\"\",backend=\"pvm\""), std::string::npos) << out;
     EXPECT_NE(out.find("test=\"vmcall\"} 1\n"), std::string::npos) << out;
-    EXPECT_NE(out.find("exitbench_last_run_success{host=\"\",backend=\"pvm\",cpu_model=\"Test CPU\",kernel=\"6.1.0\"} 1\n"),
+    EXPECT_NE(out.find("exitbench_last_run_success{host=\"\",backend=\"pvm\",cpu_model=\"Test CPU\",kernel=\"6.1.0\",execution=\"host\"} 1\n"),
               std::string::npos) << out;
 }
 
@@ -216,7 +217,7 @@ TEST(OpenMetrics, PerExitIsAHistogramInSeconds) {
     EXPECT_NE(out.find("# TYPE exitbench_per_exit_seconds histogram\n"), std::string::npos) << out;
     auto bucket = [&](const std::string& le) {
         auto at = out.find("exitbench_per_exit_seconds_bucket{host=\"\",backend=\"svm\",cpu_model=\"Test CPU\","
-                           "kernel=\"6.1.0\",test=\"cpuid\",le=\"" + le + "\"} ");
+                           "kernel=\"6.1.0\",execution=\"host\",test=\"cpuid\",le=\"" + le + "\"} ");
         EXPECT_NE(at, std::string::npos) << le << "\n" << out;
         return at == std::string::npos ? -1 : std::stod(out.substr(out.find("} ", at) + 2));
     };

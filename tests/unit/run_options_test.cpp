@@ -6,6 +6,8 @@
 #include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
+#include "cli/emulated.h"
+
 #include "cli/calibrate.h"
 #include "cli/compare.h"
 #include "cli/help.h"
@@ -57,6 +59,7 @@ TEST(RunOptions, EveryRowIsHonouredAndSurvivesEveryRoundTrip) {
     auto defaults = fingerprint(plan_of({}));
     for (const auto& o : cli::run_options_table()) {
         SCOPED_TRACE(o.name);
+        if (o.scopes & cli::kWhere) continue;  // where the command runs, not what it measures: below
         auto words = row_words(o, tmp.path("trace"));
         cli::RunArgs a;
         CLI::App app;
@@ -145,4 +148,42 @@ TEST(RunOptions, CalibrateTakesItsRowsAndPassesThemOn) {
         ASSERT_FALSE(passed.empty());
         EXPECT_EQ(passed[0].substr(0, std::string(o.name).size()), o.name);
     }
+}
+
+// The rows of where a command runs (--emulated, --kernel) parse and are set,
+// change nothing of what is measured, and never reach a child run's words or
+// a live configuration.
+TEST(RunOptions, WhereRowsAreTheCommandsNotTheMeasurements) {
+    test::TempDir tmp;
+    auto defaults = fingerprint(plan_of({}));
+    size_t rows = 0;
+    for (const auto& o : cli::run_options_table()) {
+        if (!(o.scopes & cli::kWhere)) continue;
+        SCOPED_TRACE(o.name);
+        ++rows;
+        cli::RunArgs a;
+        CLI::App app;
+        cli::add_run_options(app, a);
+        parse_into(app, row_words(o, tmp.path("trace")));
+        ASSERT_TRUE(cli::given(o, a));
+        EXPECT_EQ(fingerprint(cli::plan_run(a)), defaults);
+        EXPECT_TRUE(cli::run_words(a, cli::kCalibrate | cli::kLive).empty());
+        EXPECT_FALSE(o.scopes & cli::kLive);
+        EXPECT_NE(o.not_live, nullptr);
+        EXPECT_EQ(cli::placeholder(std::string(o.name).substr(2)), o.placeholder);
+    }
+    EXPECT_EQ(rows, 2u);
+}
+
+// --emulated's guest gets the command's own words, less what the host keeps.
+TEST(Emulated, GuestWordsDropWhatTheHostKeeps) {
+    std::vector<std::string> argv{"/usr/bin/exitbench", "--device", "/dev/kvm", "run", "cpuid", "--emulated",
+                                  "--kernel", "/boot/k", "--json=x.json", "--db", "h.db", "--no-save", "--label",
+                                  "L", "--export-csv", "c.csv", "--format", "json", "-n", "64"};
+    EXPECT_EQ(cli::guest_words(argv, "run", true), (std::vector<std::string>{"run", "cpuid", "-n", "64"}));
+    EXPECT_EQ(cli::guest_words(argv, "run", false),
+              (std::vector<std::string>{"run", "cpuid", "--format", "json", "-n", "64"}));
+    std::vector<std::string> recipe{"exitbench", "recipe", "run", "efer-switch", "--emulated", "--rounds", "4"};
+    EXPECT_EQ(cli::guest_words(recipe, "recipe", false),
+              (std::vector<std::string>{"recipe", "run", "efer-switch", "--rounds", "4"}));
 }
