@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/common.h"
 #include "bench/sections.h"
 
 using namespace eb;
@@ -52,6 +53,9 @@ int main(int argc, char** argv) {
         usage(stdout);
         return 0;
     }
+    if (bench::emulated())
+        fmt::print("emulated: shape only, not hardware cost: inside kvm_amd nested under QEMU TCG; every figure and "
+                   "its floor are this guest's\n");
     try {
         if (args.empty()) {
             for (const auto& s : kSections) s.run({});

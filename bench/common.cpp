@@ -44,8 +44,14 @@ void print_ratio(std::string_view what, double ours, double floor, std::string_v
                ours / floor, ours - floor);
 }
 
+bool emulated() {
+    const char* e = std::getenv("EB_BENCH_EMULATED");
+    return e && *e == '1';
+}
+
 void print_verdict(std::string_view section, bool met, std::string_view figure, std::string_view goal) {
-    fmt::print("  verdict, {}: {} — {} (goal {})\n", section, met ? "goal met" : "goal NOT met", figure, goal);
+    fmt::print("  verdict, {}: {} — {} (goal {}){}\n", section, met ? "goal met" : "goal NOT met", figure, goal,
+               emulated() ? "; emulated: shape only, not hardware cost" : "");
 }
 
 } // namespace eb::bench

@@ -42,6 +42,10 @@ std::optional<nlohmann::json> read_json(const std::string& path, std::string& wh
 // A figure against its floor or peer: "ours floor ratio (+diff)".
 void print_ratio(std::string_view what, double ours, double floor, std::string_view unit);
 
+// Whether the bench runs inside an emulated kvm_amd (EB_BENCH_EMULATED=1,
+// set by ./dev bench without /dev/kvm): every verdict then says so.
+bool emulated();
+
 // The section's one-line verdict against its goal.
 void print_verdict(std::string_view section, bool met, std::string_view figure, std::string_view goal);
 
