@@ -115,3 +115,21 @@ TEST(Emulated, ALiveCompareAndListRunInsideTheGuest) {
     EXPECT_EQ(l.rc, 0) << l.err;
     EXPECT_NE(l.out.find("cpuid"), std::string::npos) << l.out;
 }
+
+// Ctrl-C during the boot: exit 130, and no QEMU and no scratch file left.
+TEST(Emulated, CtrlCLeavesNoQemuAndNoFiles) {
+    REQUIRE_EMULATION();
+    TempDir dir;
+    fs::create_directory(dir.file("tmp"));
+    CliOptions o = booting();
+    o.env = {"TMPDIR=" + dir.file("tmp")};
+    o.signal = SIGINT;
+    o.wait_for = "QEMU TCG with an SVM CPU model";  // the boot has begun
+    o.sigint_after_s = 2;
+    auto r = run_cli({"run", "cpuid", "-n", "2000", "--emulated", "--no-save"}, o);
+    EXPECT_EQ(r.rc, 130) << r.err;
+    EXPECT_NE(r.err.find("interrupted"), std::string::npos) << r.err;
+    EXPECT_TRUE(fs::is_empty(dir.file("tmp"))) << "left in TMPDIR";
+    EXPECT_NE(std::system(("pgrep -f '[q]emu-system.*" + dir.file("tmp") + "' > /dev/null").c_str()), 0)
+        << "a QEMU outlived exitbench";
+}
