@@ -200,7 +200,7 @@ struct Commands {
 
     void add_run() {
         run = app.add_subcommand("run", "run tests (all of the default suite when none are named)");
-        add_run_options(*run, run_args);
+        add_run_options(*run, run_args, kRun | kWhere);
         add_export_options(*run, run_args.exports, report::Subject::Run, &run_args.format);
         run->add_option("--seed", run_args.seed, "seed of the shuffled test order with --sessions (default: random, saved)");
         run->add_option("--db", run_args.db, "save to this history database (default $XDG_DATA_HOME/exitbench/history.db)");

@@ -50,7 +50,7 @@ std::vector<std::string> split_args(const std::string& s) {
 
 void add_compare_options(CLI::App& cmd, CompareArgs& a) {
     // Every row, so that one a compare cannot honour is refused with its reason.
-    add_run_options(cmd, a.common, kRun | kLive | kCalibrate);
+    add_run_options(cmd, a.common, kRun | kLive | kCalibrate | kWhere);
     cmd.get_option("tests")->description("tests to run live; or side A's saved result files");
     cmd.get_option("--repeats")->description("measured batches per configuration and round (default 3)");
     cmd.add_option("--vs", a.vs, "side B's saved result files: compare A1.json [A2.json ...] --vs B1.json [B2.json ...]");

@@ -107,7 +107,7 @@ const std::map<std::string, std::vector<std::string>, std::less<>>& examples() {
                   "exitbench boot --kernel bzImage --append 'spectre_bhi=off' --modprobe 'kvm_amd avic=1' --label bhi-off -- run cpuid",
                   "exitbench boot --kernel bzImage --add /srv/kvm/xapic_ipi_test --exec -- /srv/kvm/xapic_ipi_test"}},
         {"bisect-step", {"exitbench bisect-step --good good --kernel arch/x86/boot/bzImage --boots 3 --fail-if-slower 2 cpuid",
-                         "exitbench bisect-step --good v6.12 --kernel bzImage --modules /tmp/mods/lib/modules/6.13.0 --guest-run '-n 64' cpuid"}},
+                         "exitbench bisect-step --good v6.12 --kernel bzImage --modules /tmp/mods/lib/modules/6.13.0 cpuid -n 64"}},
     };
     return m;
 }

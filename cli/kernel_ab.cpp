@@ -213,12 +213,16 @@ CLI::App* add_bisect_command(CLI::App& app, BisectArgs& a) {
     cmd->add_option("--fail-if-slower", a.fail_if_slower, "bad when a test is shown slower than this, in %")
         ->capture_default_str();
     cmd->add_option("--alpha", a.alpha, "significance level")->capture_default_str();
-    cmd->add_option("--guest-run", a.guest_run, "run options inside each boot, e.g. '-n 64 -r 3 --sessions 1'");
+    cmd->add_option("--guest-run", a.guest_run, "more run options inside each boot, as one string (the run options "
+                                                "themselves are taken directly, as compare takes them; kept for "
+                                                "scripts written before)");
     cmd->add_option("--db", a.db, "the history database holding --good");
     cmd->add_option("--label", a.label, "save this kernel's boots under LABEL (default bisect-RELEASE)");
     cmd->add_flag("--no-save", a.no_save, "do not save this kernel's boots");
     add_machine_options(*cmd, a.machine);
-    cmd->add_option("tests", a.tests, "the tests to run (as saved under --good)")->required();
+    // The tests and every run option, from the one table, as compare --kernel-a/-b takes them.
+    add_run_options(*cmd, a.run, kRun, false);
+    cmd->get_option("tests")->description("the tests to run (as saved under --good)")->required();
     cmd->allow_extras(false);
     return cmd;
 }
@@ -245,6 +249,7 @@ int cmd_bisect_step(const BisectArgs& a, const std::atomic<bool>& interrupt) {
         n = unsigned(parse_count("--boots", a.boots, 1, 1000));
         pct = parse_number("--fail-if-slower", a.fail_if_slower, 0, 1e6);
         alpha = parse_number("--alpha", a.alpha, 1e-6, 0.5);
+        plan_run(a.run);  // the run options' values, checked here: the guest would refuse them after the boot
         for (const auto& ref : expand_ref(a.db, "label:" + a.good)) good.push_back(load_result(ref, a.db));
         if (!a.no_save) require_saveable(a.db);
     } catch (const std::exception& e) {
@@ -253,7 +258,7 @@ int cmd_bisect_step(const BisectArgs& a, const std::atomic<bool>& interrupt) {
     }
     try {  // this kernel cannot be booted: skip the commit
         booter.emplace(lab::plan_boot(boot_spec(a.kernel, a.append, a.modprobe, a.machine,
-                                                guest_run_args(a.tests, a.guest_run))));
+                                                guest_run_args(a.run.tests, a.guest_run, run_words(a.run, kRun)))));
     } catch (const std::exception& e) {
         fmt::print(stderr, "exitbench: bisect-step: not testable: {}\n", report::printable(e.what()));
         return kBisectSkip;

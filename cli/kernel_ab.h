@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/boot.h"
+#include "cli/run.h"
 #include "cli/compare.h"
 #include "cli/emit.h"
 #include "lab/kernel_ab.h"
@@ -51,7 +52,8 @@ void add_boot_warnings(suite::ComparisonReport& cmp, const lab::AbRuns& runs, bo
 
 struct BisectArgs {
     std::string good, kernel, append, boots = "3", fail_if_slower = "0", alpha = "0.05", guest_run, db, label;
-    std::vector<std::string> modprobe, tests;
+    std::vector<std::string> modprobe;
+    RunArgs run;  // the tests and run options, as compare --kernel-a/-b takes them
     MachineArgs machine;
     bool no_save = false;
 };

@@ -70,6 +70,7 @@ void add_run_options(CLI::App& run, RunArgs& ra, unsigned scopes, bool outputs) 
     run.add_option("tests", ra.tests, "test names (see 'list')");
     for (const auto& o : run_options_table()) {
         if (!(o.scopes & scopes)) continue;
+        if ((o.scopes & kWhere) && !(scopes & kWhere)) continue;  // only where the command itself acts on it
         std::visit(
             [&](auto field) {
                 if constexpr (std::is_same_v<decltype(field), bool RunArgs::*>) run.add_flag(o.flags, ra.*field, o.help);

@@ -40,8 +40,9 @@ struct RunArgs {
 inline constexpr uint32_t kDefaultSessions = 3;
 inline constexpr uint32_t kDefaultRepeats = 4;
 
-// The rows of cli/run_options.h whose scope meets `scopes`, the test names,
-// and with `outputs` --json and --format.
+// The rows of cli/run_options.h whose scope meets `scopes` (kWhere rows only
+// when `scopes` holds kWhere), the test names, and with `outputs` --json and
+// --format.
 void add_run_options(CLI::App& cmd, RunArgs& a, unsigned scopes = kRun, bool outputs = true);
 
 // Validated settings and test selection; throws UsageError or InputError.

@@ -94,7 +94,9 @@ TEST_F(BootInput, BisectStepStopsTheBisectionOnItsOwnBadInput) {
     for (const auto& bad : std::vector<std::vector<std::string>>{
              {"bisect-step", "--kernel", fake_kernel(), "--boots", "3", "cpuid"},  // no --good
              {"bisect-step", "--good", "x", "--kernel", fake_kernel(), "--no-such-option", "cpuid"},
-             {"--device", "/dev/kvm", "bisect-step", "--good", "x", "--kernel", fake_kernel(), "--boots", "zero"}}) {
+             {"--device", "/dev/kvm", "bisect-step", "--good", "x", "--kernel", fake_kernel(), "--boots", "zero"},
+             // the run options are compare's, checked before any boot
+             {"bisect-step", "--good", "x", "--kernel", fake_kernel(), "cpuid", "-n", "zero"}}) {
         auto e = run_cli(bad);
         EXPECT_EQ(e.rc, 128) << bad.back() << ": " << e.err;
         EXPECT_TRUE(one_line(e.err)) << e.err;

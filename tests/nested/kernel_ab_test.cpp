@@ -75,7 +75,9 @@ TEST_F(KernelAb, TwoCommandLinesTwoBootsASideTheBootIsTheUnit) {
     EXPECT_EQ(run["boot"]["boot_id"], run["provenance"]["boot_id"]);
 
     // One boot a side of this label's kernel against the two saved: not testable, 125 for git bisect.
-    auto s = cli({"bisect-step", "--good", "ab/A", "--kernel", kernel_, "--boots", "1", "--guest-run", kGuestRun, "cpuid"});
+    // The tests and run options as compare takes them (one grammar): no --guest-run needed.
+    auto s = cli({"bisect-step", "--good", "ab/A", "--kernel", kernel_, "--boots", "1", "cpuid", "-n", "64", "-r", "3",
+                  "--sessions", "1"});
     EXPECT_EQ(s.rc, 125) << s.err;
     EXPECT_NE(s.err.find("not testable"), std::string::npos) << s.err;
 }
