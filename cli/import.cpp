@@ -1,44 +1,21 @@
 #include "cli/import.h"
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
 
 #include "cli/app.h"
 #include "cli/emit.h"
 #include "cli/errors.h"
 #include "cli/history.h"
-#include "cli/import_kut.h"
 #include "cli/run.h"
-#include "history/store.h"
-#include "profile/perf_text.h"
-#include "result/calibration_json.h"
+#include "ingest/perf_kvm.h"
+#include "lab/imports.h"
 #include "sys/file.h"
-#include "report/kut_import.h"
 #include "report/profile_text.h"
 #include "report/sanitize.h"
 #include "report/sha256.h"
 
 
 namespace eb::cli {
-
-std::string read_input_file(const std::string& path, size_t max_bytes, std::string_view what) {
-    std::error_code ec;
-    auto st = std::filesystem::status(path, ec);
-    if (ec || !std::filesystem::exists(st)) throw UsageError(fmt::format("cannot read {}: no such file", path));
-    if (!std::filesystem::is_regular_file(st)) throw UsageError(fmt::format("{}: not a regular file", path));
-    auto size = std::filesystem::file_size(path, ec);
-    if (!ec && size > max_bytes)
-        throw UsageError(fmt::format("{}: {} bytes is too big for a {} (at most {} MiB)", path, size, what,
-                                     max_bytes >> 20));
-    std::ifstream f(path, std::ios::binary);
-    if (!f) throw UsageError(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
-    std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    if (f.bad()) throw UsageError(fmt::format("cannot read {}: I/O error", path));
-    return text;
-}
 
 namespace {
 
@@ -51,7 +28,7 @@ std::string summary(const suite::RunReport& r) {
 }
 
 // What was saved as which run; of several logs, each with its sha256.
-std::string saved_line(const KutImport& r, int64_t id) {
+std::string saved_line(const lab::KutImport& r, int64_t id) {
     const auto& imp = r.run.provenance.imported;
     std::string out = report::printable(fmt::format(
         "imported {} as run {} ({}{})", r.name, id, summary(r.run),
@@ -119,7 +96,7 @@ int cmd_import_perf(const ImportArgs& a) {
     std::string out;
     for (const auto& f : a.files) {  // every file checked before anything is written
         std::string text;
-        auto tables = read_perf_tables(f, text);
+        auto tables = ingest::read_perf_tables(f, text);
         auto sha = report::sha256_hex(text);
         out += report::printable(fmt::format("{}: {} table{} (sha256 {})", f, tables.size(),
                                              tables.size() == 1 ? "" : "s", sha)) + "\n";
@@ -150,30 +127,8 @@ int cmd_import_perf(const ImportArgs& a) {
 // as compare checks it on reading.
 int cmd_import_calibration(const ImportArgs& a) {
     std::string path = db_path(a.db);
-    require_saveable(path);
-    auto text = read_input_file(a.json, 256u << 20, "kept calibration");
-    suite::Calibration cal;
-    try {
-        auto doc = nlohmann::json::parse(text);
-        if (!doc.is_object() || doc.value("schema", "") != result::kCalibrationFileSchema)
-            throw InputError(fmt::format("not a kept calibration (its schema is not {})",
-                                                 result::kCalibrationFileSchema));
-        cal = result::calibration_from_json(doc.at("calibration"));
-    } catch (const InputError& e) {  // what the reader found wrong
-        throw InputError(fmt::format("{}: {}", a.json, e.what()));
-    } catch (const nlohmann::json::exception& e) {  // not JSON, or no "calibration"
-        throw InputError(fmt::format("{}: {}", a.json, e.what()));
-    }
-    if (cal.tests.empty()) throw UsageError(fmt::format("{}: a calibration of no test", a.json));
-    for (const auto& t : cal.tests)
-        if (auto bad = suite::invalid_reason(t); !bad.empty())
-            throw UsageError(fmt::format("{}: test {}: {}", a.json, t.test, bad));
-    try {
-        int64_t id = history::save_calibration(path, cal);
-        write_stdout(report::printable(fmt::format("stored as calibration {} in {}", id, path)) + "\n");
-    } catch (const history::StoreError& e) {
-        throw UsageError(e.what());
-    }
+    int64_t id = lab::import_calibration(a.json, path);
+    write_stdout(report::printable(fmt::format("stored as calibration {} in {}", id, path)) + "\n");
     return kOk;
 }
 
@@ -185,27 +140,22 @@ int cmd_import(const ImportCommands& c, const ImportArgs& a, const std::atomic<b
     // Every file is read and checked before any is saved: a bad one saves nothing.
     std::string path = db_path(a.db);
     require_saveable(path);
-    std::vector<KutImport> runs;
+    std::vector<lab::KutImport> runs;
     std::string out;
     if (*c.run) {
-        for (const auto& f : a.files) runs.push_back({load_result(f, ""), f});
+        runs = lab::import_result_files(a.files);
     } else {
-        auto g = a.one_run ? KutGrouping::OneRun : a.per_file ? KutGrouping::PerFile : KutGrouping::Auto;
+        auto g = a.one_run ? lab::KutGrouping::OneRun : a.per_file ? lab::KutGrouping::PerFile : lab::KutGrouping::Auto;
         std::string notes;  // one line each
-        runs = kut_imports(a.files, g, a.argv, notes);
+        runs = lab::import_kut(a.files, g, a.argv, notes);
         for (size_t at = 0, nl; (nl = notes.find('\n', at)) != std::string::npos; at = nl + 1)
             out += report::printable(notes.substr(at, nl - at)) + "\n";
     }
     write_stdout(out);
     out.clear();
     // Each run is said as soon as it is saved: a stop or a kill leaves no run saved unsaid.
-    size_t saved = 0;
-    try {
-        for (; saved < runs.size() && !stop.load(); ++saved)
-            write_stdout(saved_line(runs[saved], history::save_run(path, runs[saved].run, a.label, a.note)));
-    } catch (const history::StoreError& e) {
-        throw UsageError(e.what());
-    }
+    size_t saved = lab::save_imports(path, runs, a.label, a.note, stop,
+                                     [](const lab::KutImport& r, int64_t id) { write_stdout(saved_line(r, id)); });
     if (saved < runs.size()) {
         std::vector<std::string> rest;
         for (size_t i = saved; i < runs.size() && rest.size() < 3; ++i) rest.push_back(runs[i].name);
@@ -219,15 +169,6 @@ int cmd_import(const ImportCommands& c, const ImportArgs& a, const std::atomic<b
                                          "label:NAME)", path)) + "\n";
     write_stdout(out);
     return kOk;
-}
-
-std::vector<profile::Report> read_perf_tables(const std::string& path, std::string& text) {
-    text = read_input_file(path, profile::kPerfTextMaxBytes, "perf kvm stat report");
-    try {
-        return profile::parse_perf_text(text, path);
-    } catch (const profile::PerfTextError& e) {
-        throw UsageError(fmt::format("{}: {}", path, e.what()));
-    }
 }
 
 } // namespace eb::cli

@@ -9,8 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "profile/analyze.h"
-
 namespace eb::cli {
 
 struct ImportArgs {
@@ -28,12 +26,5 @@ ImportCommands add_import_commands(CLI::App& app, ImportArgs& a);
 // kut and run: a stop request (SIGINT, SIGTERM, SIGHUP) ends the import
 // between two saves: exit 130, the runs saved listed, the rest named.
 int cmd_import(const ImportCommands& c, const ImportArgs& a, const std::atomic<bool>& stop);
-
-// The whole of an input file, refusing a missing, irregular or bigger than
-// max_bytes one (`what` names what it should be) with a one-line UsageError.
-std::string read_input_file(const std::string& path, size_t max_bytes, std::string_view what);
-// A perf kvm stat report text's tables; `text` gets the file's bytes. Bad
-// input is a UsageError naming the file.
-std::vector<profile::Report> read_perf_tables(const std::string& path, std::string& text);
 
 } // namespace eb::cli

@@ -2,9 +2,7 @@
 
 #include <cerrno>
 #include <fmt/format.h>
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -12,19 +10,18 @@
 #include <set>
 
 #include "cli/app.h"
-#include "cli/import.h"
 #include "cli/errors.h"
 #include "cli/emit.h"
 #include "cli/export.h"
 #include "cli/parse.h"
-#include "cli/profile_import.h"
 #include "cli/run.h"
+#include "ingest/perf_data.h"
+#include "ingest/profile_input.h"
 #include "lab/profile_exec.h"
 #include "profile/analyze.h"
-#include "profile/perf_text.h"
 #include "profile/record.h"
 #include "report/profile_text.h"
-#include "sys/fd.h"
+#include "report/sanitize.h"
 #include "vmm/host.h"
 
 namespace eb::cli {
@@ -81,10 +78,6 @@ ProfileCommands add_profile_commands(CLI::App& app, ProfileArgs& a) {
 
 namespace {
 
-// The reader's errors are typed (a bad file is InputError, a failing read
-// HostError) and name the file already.
-profile::TraceFile load(const std::string& path) { return profile::read_trace(path); }
-
 // KVM's largest vCPU id on x86 (KVM_MAX_VCPU_IDS - 1 with the default 4096).
 constexpr uint64_t kMaxVcpuId = 4095;
 
@@ -99,28 +92,16 @@ profile::Options options(const ProfileArgs& a) {
     return o;
 }
 
-// A trace holds NUL bytes from its magic on; a perf kvm stat report text none.
-// A FIFO or device is refused here, before a read could wait on it for ever.
-bool is_text(const std::string& path) {
-    sys::Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
-    if (!fd.valid()) return false;  // the trace reader says why
-    struct stat st {};
-    if (::fstat(fd.get(), &st) == 0 && !S_ISREG(st.st_mode)) throw UsageError(path + ": not a regular file");
-    char buf[4096];
-    ssize_t n = ::read(fd.get(), buf, sizeof buf);
-    return n > 0 && std::find(buf, buf + n, '\0') == buf + n;
-}
-
-// A trace file, analyzed; or perf kvm stat report text (import perf-kvm's
-// input), its table of opt.mode as it is.
-profile::Report analyzed(const std::string& path, const profile::Options& opt) {
-    if (!is_text(path)) return profile::analyze(load(path), opt);
-    if (opt.vcpu) throw UsageError(fmt::format("{}: --vcpu does not apply to a perf kvm stat table", path));
-    std::string text;
-    auto tables = read_perf_tables(path, text);
-    for (auto& t : tables)
-        if (t.mode == opt.mode) return std::move(t);
-    throw UsageError(fmt::format("{}: no {} table in it (see --event)", path, profile::mode_name(opt.mode)));
+// `profile import PERF.DATA -o OUT`: its events as a trace file.
+int profile_import(const std::string& perf_data, const std::string& out) {
+    ingest::check_perf_data(perf_data);
+    require_writable(out);
+    auto r = ingest::import_perf_data(perf_data, out);
+    std::string msg = report::printable(fmt::format("converted {} into {}: {} events, exit reasons {}", perf_data,
+                                                    out, r.events, r.isa));
+    for (const auto& [tp, n] : r.skipped) msg += fmt::format("; left out {} kvm:{} events", n, report::printable(tp));
+    write_stdout(msg + "\n");
+    return kOk;
 }
 
 } // namespace
@@ -192,7 +173,7 @@ std::vector<profile::ReasonChange> compare_trace_sets(const ProfileArgs& a, cons
             std::error_code ec;
             if (!seen.insert(std::filesystem::weakly_canonical(f, ec).string()).second)
                 throw UsageError(fmt::format("{} is given twice; each trace counts once", f));
-            (side == &a.files ? olds : news).push_back(analyzed(f, opt));
+            (side == &a.files ? olds : news).push_back(ingest::read_profile(f, opt));
         }
     return profile::compare_sets(olds, news);
 }
@@ -211,7 +192,7 @@ int cmd_profile(const ProfileCommands& c, const ProfileArgs& a, const std::atomi
         auto opt = options(a);
         if (a.perf_only && a.format != "table") throw UsageError("--perf prints perf's table; it takes no --format");
         auto out = plan_outputs(a.format, a.exports, a.json, report::Subject::Profile);
-        auto rep = analyzed(a.input, opt);
+        auto rep = ingest::read_profile(a.input, opt);
         // An imported perf table has nothing beyond perf's own columns to show.
         bool perf_table = a.perf_only || (!rep.imported.empty() && a.format == "table");
         auto perf = perf_table ? std::optional(report::render_perf(rep)) : std::nullopt;
@@ -223,8 +204,8 @@ int cmd_profile(const ProfileCommands& c, const ProfileArgs& a, const std::atomi
     if (a.vs.empty()) {
         if (a.files.size() != 2)
             throw UsageError("profile compare takes two traces, OLD NEW, or several a side: OLD1 OLD2 --vs NEW1 NEW2");
-        auto old_rep = analyzed(a.files[0], opt);
-        auto new_rep = analyzed(a.files[1], opt);
+        auto old_rep = ingest::read_profile(a.files[0], opt);
+        auto new_rep = ingest::read_profile(a.files[1], opt);
         cmp.changes = profile::compare(old_rep, new_rep);
     } else {
         cmp.changes = compare_trace_sets(a, opt);

@@ -18,8 +18,9 @@ declare -A may=(
     [result]="sys kvm guest vmm stats suite"
     [report]="sys kvm guest vmm stats suite result profile"
     [history]="sys kvm guest vmm stats suite result"
-    [lab]="sys kvm guest vmm stats suite result profile report history env"
-    [cli]="sys kvm guest vmm stats suite result profile report history lab env"
+    [ingest]="sys kvm guest vmm stats suite result profile report"
+    [lab]="sys kvm guest vmm stats suite result profile report history env ingest"
+    [cli]="sys kvm guest vmm stats suite result profile report history lab env ingest"
 )
 
 bad=0

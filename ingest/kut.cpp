@@ -1,18 +1,15 @@
-#include "cli/import_kut.h"
+#include "ingest/kut.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
 
-#include "cli/errors.h"
-#include "cli/import.h"
-#include "cli/run.h"
-#include "lab/run.h"
-#include "lab/version.h"
+#include "ingest/input.h"
 #include "report/kut_import.h"
 #include "report/sha256.h"
+#include "sys/error.h"
 
-namespace eb::cli {
+namespace eb::ingest {
 
 namespace fs = std::filesystem;
 
@@ -31,7 +28,7 @@ report::KutOutput parse(const std::string& path, const std::string& text) {
     try {
         return report::parse_kut(text);
     } catch (const report::KutFormatError& e) {
-        throw UsageError(fmt::format("{}: {}", path, e.what()));
+        throw InputError(fmt::format("{}: {}", path, e.what()));
     }
 }
 
@@ -53,12 +50,12 @@ void add_directory(const std::string& dir, std::vector<Input>& out, std::string&
     std::vector<std::string> names;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
         if (names.size() >= kMaxDirEntries)
-            throw UsageError(fmt::format("{}: more than {} files; not a run_tests.sh logs/ directory", dir,
+            throw InputError(fmt::format("{}: more than {} files; not a run_tests.sh logs/ directory", dir,
                                          kMaxDirEntries));
         auto name = it->path().filename().string();
         if (name.ends_with(".log") && it->is_regular_file(ec)) names.push_back(name);
     }
-    if (ec) throw UsageError(fmt::format("cannot read {}: {}", dir, ec.message()));
+    if (ec) throw InputError(fmt::format("cannot read {}: {}", dir, ec.message()));
     std::sort(names.begin(), names.end());
     std::string shown = dir.ends_with('/') && dir.size() > 1 ? dir.substr(0, dir.size() - 1) : dir;
     size_t taken = 0;
@@ -70,7 +67,7 @@ void add_directory(const std::string& dir, std::vector<Input>& out, std::string&
         ++taken;
     }
     if (taken == 0)
-        throw UsageError(fmt::format("{}: no run_tests.sh log of vmexit.flat in it (a *.log whose first line runs "
+        throw InputError(fmt::format("{}: no run_tests.sh log of vmexit.flat in it (a *.log whose first line runs "
                                      "x86/vmexit.flat)", dir));
     if (taken < names.size())
         notes += fmt::format("{}: {} other log{} skipped (not vmexit.flat's)\n", shown, names.size() - taken,
@@ -94,24 +91,12 @@ std::vector<Input> read_inputs(const std::vector<std::string>& args, KutGrouping
         in.push_back({{{a, report::sha256_hex(text)}, parse(a, text)}, grouped ? "dir:" + dir_key(parent_of(a)) : "",
                       parent_of(a)});
     }
-    if (in.empty()) throw UsageError("no vmexit.flat output among the files: each is another test's log");
+    if (in.empty()) throw InputError("no vmexit.flat output among the files: each is another test's log");
     for (size_t i = 0; i < in.size(); ++i) {
         if (g == KutGrouping::OneRun) in[i].group = "all";
         if (g == KutGrouping::PerFile || in[i].group.empty()) in[i].group = fmt::format("file:{}", i);
     }
     return in;
-}
-
-// Host, boot and environment belong to the machine that ran the other tool,
-// which the file does not name: they stay empty rather than borrow this host's.
-void set_provenance(suite::RunReport& rep, const std::vector<std::string>& argv) {
-    auto imported = rep.provenance.imported;
-    rep.provenance = lab::capture_provenance(argv);
-    rep.provenance.hostname.clear();
-    rep.provenance.boot_id.clear();
-    rep.provenance.imported = imported;
-    rep.tool_version = lab::version();
-    rep.host.cpu_model = "unknown (imported)";
 }
 
 KutImport make_run(const std::vector<const Input*>& group) {
@@ -127,14 +112,13 @@ KutImport make_run(const std::vector<const Input*>& group) {
     try {
         return {report::kut_run_report(logs, where), fmt::format("{} logs of {}", logs.size(), where)};
     } catch (const report::KutFormatError& e) {
-        throw UsageError(e.what());
+        throw InputError(e.what());
     }
 }
 
 } // namespace
 
-std::vector<KutImport> kut_imports(const std::vector<std::string>& args, KutGrouping g,
-                                   const std::vector<std::string>& argv, std::string& notes) {
+std::vector<KutImport> kut_imports(const std::vector<std::string>& args, KutGrouping g, std::string& notes) {
     auto in = read_inputs(args, g, notes);
     std::vector<std::string> order;  // groups, in the order they first appear
     for (const auto& i : in)
@@ -145,9 +129,8 @@ std::vector<KutImport> kut_imports(const std::vector<std::string>& args, KutGrou
         for (const auto& i : in)
             if (i.group == key) group.push_back(&i);
         out.push_back(make_run(group));
-        set_provenance(out.back().run, argv);
     }
     return out;
 }
 
-} // namespace eb::cli
+} // namespace eb::ingest

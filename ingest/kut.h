@@ -8,7 +8,7 @@
 
 #include "suite/result.h"
 
-namespace eb::cli {
+namespace eb::ingest {
 
 enum class KutGrouping {
     Auto,     // run_tests.sh logs of one directory (or a directory given): one run; other files one each
@@ -22,10 +22,11 @@ struct KutImport {
 };
 
 // Every file read and checked before anything is returned: bad input is a
-// one-line UsageError naming the file (two files, for a test both hold).
+// one-line InputError naming the file (two files, for a test both hold).
 // A directory stands for its run_tests.sh logs of vmexit.flat (*.log);
 // `notes` gets a line for each directory's other logs, which are skipped.
-std::vector<KutImport> kut_imports(const std::vector<std::string>& args, KutGrouping g,
-                                   const std::vector<std::string>& argv, std::string& notes);
+// The runs' provenance says what was imported, and nothing of a host: the
+// caller adds this tool's side (lab::import_kut).
+std::vector<KutImport> kut_imports(const std::vector<std::string>& args, KutGrouping g, std::string& notes);
 
-} // namespace eb::cli
+} // namespace eb::ingest
