@@ -13,6 +13,7 @@
 #include "cli/kernel_kexec.h"
 #include "cli/parse.h"
 #include "cli/run_options.h"
+#include "lab/boots_compared.h"
 #include "lab/kernel_ab.h"
 #include "report/compare.h"
 #include "report/sanitize.h"
@@ -36,13 +37,6 @@ void add_kernel_ab_options(CLI::App& cmd, KernelAbArgs& k) {
     add_kexec_options(cmd, k);
 }
 
-std::string describe(const std::string& kernel, const std::string& append, const std::vector<std::string>& modprobe) {
-    std::string d = std::filesystem::path(kernel).filename().string();
-    if (!append.empty()) d += " '" + append + "'";
-    for (const auto& m : modprobe) d += " [" + m + "]";
-    return d;
-}
-
 namespace {
 
 std::string eta_text(double s) {
@@ -51,23 +45,21 @@ std::string eta_text(double s) {
     return fmt::format("ETA {}:{:02d}", t / 60, t % 60);
 }
 
-// The boots of `order` through `booters`, with a progress line before and
-// a result line after each.
-lab::AbRuns boot_in_turn(const std::vector<lab::Booter*>& booters, const std::vector<std::string>& names,
-                         const std::vector<int>& order, const std::atomic<bool>& interrupt) {
+// A progress line before each boot and a result line after it.
+lab::AbObserver progress(const std::vector<const lab::BootPlan*>& plans, const std::vector<std::string>& names) {
     lab::AbObserver obs;
-    obs.starting = [&](unsigned slot, unsigned total, int side, double eta) {
+    obs.starting = [names](unsigned slot, unsigned total, int side, double eta) {
         note(fmt::format("boot {} of {} ({}), {}", slot, total, report::printable(names[size_t(side)]), eta_text(eta)));
     };
-    obs.done = [&](const lab::BootAttempt& a, const lab::BootOutcome& o) {
+    obs.done = [plans, names](const lab::BootAttempt& a, const lab::BootOutcome& o) {
         std::string line = fmt::format("boot {}{} ({}): {}{}", a.slot, a.retry ? " (retry)" : "",
                                        names[size_t(a.side)].substr(0, names[size_t(a.side)].find(':')),
-                                       boot_line(booters[size_t(a.side)]->plan(), o),
+                                       boot_line(*plans[size_t(a.side)], o),
                                        o.ok() || a.retry || o.interrupted ? "" : "; retrying once");
         if (o.ok()) note(line);  // a failed boot is said under --quiet too
         else fmt::print(stderr, "exitbench: {}\n", line);
     };
-    return lab::run_boots(order, [&](int side) { return booters[size_t(side)]->boot(interrupt); }, interrupt, obs);
+    return obs;
 }
 
 } // namespace
@@ -96,50 +88,6 @@ std::vector<std::string> guest_run_args(const std::vector<std::string>& tests, c
     return args;
 }
 
-// Failed boots and the emulated path said in the comparison itself, so every
-// output and export carries them.
-void add_boot_warnings(suite::ComparisonReport& cmp, const lab::AbRuns& runs, bool emulated) {
-    for (const auto& s : runs.short_sides) cmp.warnings.push_back(s);
-    for (const auto& a : runs.attempts)
-        if (!a.failure.empty())
-            cmp.warnings.push_back(fmt::format("boot {}{} ({}) failed: {}", a.slot, a.retry ? " (retry)" : "",
-                                               a.side ? "B" : "A", a.failure));
-    if (runs.interrupted) cmp.warnings.push_back("interrupted: only the boots that finished are compared");
-    for (auto& a : cmp.advice)  // boots are driven here: the advice is more of them, not a manual recipe
-        if (a.starts_with("to test across boots"))
-            a = "to test across boots: boot each side 3 or more times (--boots 3)";
-    if (emulated) cmp.warnings.push_back(suite::kEmulatedNote);
-}
-
-// The comparison of what the boots brought back, or nullopt (said why on
-// stderr) when a side has no finished boot at all.
-std::optional<suite::ComparisonReport> compare_boots(const std::vector<std::string>& labels,
-                                                     const std::vector<std::vector<suite::RunReport>>& sides,
-                                                     double alpha) {
-    for (size_t k = 0; k < sides.size(); ++k)
-        if (sides[k].empty()) {
-            fmt::print(stderr, "exitbench: not testable: {} has no finished boot\n", report::printable(labels[k]));
-            return std::nullopt;
-        }
-    return suite::compare_saved(labels, sides, alpha);
-}
-
-namespace {
-
-std::vector<std::string> boot_header(const std::vector<std::string>& labels,
-                                     const std::vector<std::vector<suite::RunReport>>& sides, const lab::BootPlan& plan) {
-    std::vector<std::string> h{fmt::format("booted kernels: {} ({})", plan.accel_why, plan.machine())};
-    for (size_t k = 0; k < sides.size(); ++k) {
-        std::vector<std::string> ids;
-        for (const auto& r : sides[k]) ids.push_back(r.provenance.boot_id);
-        h.push_back(fmt::format("  {}: {} boot{}: {}", labels[k], ids.size(), ids.size() == 1 ? "" : "s",
-                                fmt::join(ids, " ")));
-    }
-    return h;
-}
-
-} // namespace
-
 int cmd_compare_kernels(const CompareArgs& c, const KernelAbArgs& k, const std::atomic<bool>& interrupt) {
     if (k.backend != "qemu" && k.backend != "kexec")
         throw UsageError(fmt::format("--backend takes qemu or kexec, not '{}'", k.backend));
@@ -159,30 +107,29 @@ int cmd_compare_kernels(const CompareArgs& c, const KernelAbArgs& k, const std::
     auto plan_a = lab::plan_boot(boot_spec(k.kernel_a, k.append_a, k.modprobe_a, k.machine, args));
     auto plan_b = lab::plan_boot(boot_spec(k.kernel_b, k.append_b, k.modprobe_b, k.machine, args));
     lab::Booter boot_a(std::move(plan_a)), boot_b(std::move(plan_b));
-    std::vector<lab::Booter*> booters{&boot_a, &boot_b};
     const auto& plan = boot_a.plan();
     note(plan.accel_why);
-    std::vector<std::string> labels{"A: " + describe(k.kernel_a, k.append_a, k.modprobe_a),
-                                    "B: " + describe(k.kernel_b, k.append_b, k.modprobe_b)};
-    auto runs = boot_in_turn(booters, labels, lab::counterbalanced(n), interrupt);
+    std::vector<std::string> labels{"A: " + lab::describe(k.kernel_a, k.append_a, k.modprobe_a),
+                                    "B: " + lab::describe(k.kernel_b, k.append_b, k.modprobe_b)};
+    auto done = lab::boot_and_compare(
+        lab::counterbalanced(n), [&](int side) { return (side ? boot_b : boot_a).boot(interrupt); }, labels, alpha,
+        !plan.hardware || !boot_b.plan().hardware, interrupt, progress({&plan, &boot_b.plan()}, labels));
     std::string base = c.common.label.empty() ? "kernel-ab-" + lab::utc_now("%Y%m%dT%H%M%SZ") : c.common.label;
     std::vector<ToSave> saves;
     for (int s = 0; s < 2; ++s)
-        for (const auto& r : runs.sides[s])
+        for (const auto& r : done.runs.sides[s])
             if (!c.common.no_save) saves.push_back({&r, base + (s ? "/B" : "/A"), c.common.note});
-    std::vector<std::vector<suite::RunReport>> sides{runs.sides[0], runs.sides[1]};
-    auto cmp = compare_boots(labels, sides, alpha);
-    if (!cmp) {  // what finished is kept all the same
-        for (const auto& line : runs.short_sides) fmt::print(stderr, "exitbench: {}\n", report::printable(line));
+    if (!done.cmp) {  // what finished is kept all the same
+        fmt::print(stderr, "exitbench: {}\n", report::printable(done.why_not));
+        for (const auto& line : done.runs.short_sides) fmt::print(stderr, "exitbench: {}\n", report::printable(line));
         bool saved = true;
         for (const auto& s : saves) saved = save_run(c.db, *s.run, s.label, s.note) && saved;
-        return runs.interrupted ? kInterrupted : saved ? kNotTestable : kNotSaved;
+        return done.runs.interrupted ? kInterrupted : saved ? kNotTestable : kNotSaved;
     }
     report::Comparison doc;
-    doc.report = std::move(*cmp);
-    doc.header = boot_header(labels, sides, plan);
-    add_boot_warnings(doc.report, runs, !plan.hardware || !boot_b.plan().hardware);
-    return conclude_boots(doc, out, c.db, saves, fail_pct, runs.interrupted, c.common.no_save ? "" : base);
+    doc.report = std::move(*done.cmp);
+    doc.header = lab::boot_header(labels, done.sides, plan);
+    return conclude_boots(doc, out, c.db, saves, fail_pct, done.runs.interrupted, c.common.no_save ? "" : base);
 }
 
 int conclude_boots(report::Comparison& doc, const Outputs& out, const std::string& db, const std::vector<ToSave>& saves,
@@ -263,27 +210,26 @@ int cmd_bisect_step(const BisectArgs& a, const std::atomic<bool>& interrupt) {
         fmt::print(stderr, "exitbench: bisect-step: not testable: {}\n", report::printable(e.what()));
         return kBisectSkip;
     }
-    note(booter->plan().accel_why);
-    std::vector<lab::Booter*> one{&*booter};
     const auto& plan = booter->plan();
-    std::vector<std::string> names{"candidate: " + describe(a.kernel, a.append, a.modprobe)};
-    auto runs = boot_in_turn(one, names, std::vector<int>(n, 0), interrupt);
+    note(plan.accel_why);
+    std::vector<std::string> labels{"label:" + a.good, "candidate: " + lab::describe(a.kernel, a.append, a.modprobe)};
+    auto done = lab::boot_and_compare(
+        std::vector<int>(n, 0), [&](int) { return booter->boot(interrupt); }, labels, alpha, !plan.hardware, interrupt,
+        progress({&plan}, {labels[1]}), good);
     std::string label = a.label.empty() ? "bisect-" + plan.release : a.label;
     bool saved = true;
     if (!a.no_save)
-        for (const auto& r : runs.sides[0]) saved = save_run(a.db, r, label, "") && saved;
-    if (runs.interrupted) return kInterrupted;
-    if (runs.sides[0].size() < n) {
-        fmt::print(stderr, "exitbench: bisect-step: not testable: {} of {} boots finished\n", runs.sides[0].size(), n);
+        for (const auto& r : done.runs.sides[0]) saved = save_run(a.db, r, label, "") && saved;
+    if (done.runs.interrupted) return kInterrupted;
+    if (done.runs.sides[0].size() < n) {
+        fmt::print(stderr, "exitbench: bisect-step: not testable: {} of {} boots finished\n", done.runs.sides[0].size(),
+                   n);
         return kBisectSkip;
     }
-    std::vector<std::string> labels{"label:" + a.good, names[0]};
-    auto cmp = compare_boots(labels, {good, runs.sides[0]}, alpha);
-    if (!cmp) return kBisectSkip;
-    add_boot_warnings(*cmp, runs, !plan.hardware);
+    if (!done.cmp) return kBisectSkip;
     report::Comparison doc;
-    doc.report = std::move(*cmp);
-    doc.header = boot_header(labels, {good, runs.sides[0]}, plan);
+    doc.report = std::move(*done.cmp);
+    doc.header = lab::boot_header(labels, done.sides, plan);
     emit(plan_outputs("table", {}, "", report::Subject::Compare), doc);
     int rc = bisect_verdict(doc.report, pct);
     fmt::print(stderr, "exitbench: bisect-step: {}{}\n",

@@ -38,17 +38,10 @@ int conclude_boots(report::Comparison& doc, const Outputs& out, const std::strin
                    std::optional<double> fail_pct, bool interrupted, const std::string& base);
 
 // Shared with the kexec backend (cli/kernel_kexec.cpp).
-std::string describe(const std::string& kernel, const std::string& append, const std::vector<std::string>& modprobe);
 std::vector<std::string> guest_run_args(const std::vector<std::string>& tests, const std::string& guest_run,
                                         const std::vector<std::string>& run_opts = {});
 // A compare with no live or saved-mode option of its own; UsageError.
 void reject_other_modes(const CompareArgs& c);
-// The comparison of the boots, or nullopt (said why on stderr) when a side has none.
-std::optional<suite::ComparisonReport> compare_boots(const std::vector<std::string>& labels,
-                                                     const std::vector<std::vector<suite::RunReport>>& sides,
-                                                     double alpha);
-// Failed boots, short sides and (emulated) the emulation said in the comparison.
-void add_boot_warnings(suite::ComparisonReport& cmp, const lab::AbRuns& runs, bool emulated);
 
 struct BisectArgs {
     std::string good, kernel, append, boots = "3", fail_if_slower = "0", alpha = "0.05", guest_run, db, label;

@@ -11,7 +11,7 @@
 #include "cli/kernel_ab.h"
 #include "cli/parse.h"
 #include "cli/run_options.h"
-#include "lab/kexec_boot.h"
+#include "lab/kexec_run.h"
 #include "report/sanitize.h"
 #include "sys/error.h"
 
@@ -72,12 +72,8 @@ void print_status(const lab::KexecPlan& p, const std::string& state) {
     say(out);
 }
 
-int abort_plan(const lab::KexecPlan& p, const std::string& state, const std::string& db) {
-    bool unit = lab::remove_unit(p.unit_dir);
-    std::error_code ec;
-    fs::remove_all(lab::plan_dir(db), ec);
-    fs::remove(state, ec);
-    if (ec) throw HostError(fmt::format("cannot remove {}: {}", state, ec.message()));
+int abort_plan(const lab::KexecPlan& p, const std::string& state) {
+    bool unit = lab::abort_kexec_plan(p, state);
     auto s = lab::plan_status(p);
     say(fmt::format(
         "kexec plan {} {}: {} and its state removed; the {} finished boot(s) stay in the history as label:{}/A "
@@ -98,40 +94,22 @@ void kexec_or_say(lab::KexecPlan& p, const std::string& state) {
     }
 }
 
-// The plan's end: the boots' runs compared, the same verdict as the QEMU
-// backend's, the unit removed and the state kept as done for --status.
+// The plan's end: the same verdict as the QEMU backend's.
 int finish_plan(lab::KexecPlan& p, const std::string& state) {
-    std::vector<std::vector<suite::RunReport>> sides(2);
-    lab::AbRuns runs;
-    for (const auto& b : p.boots) {
-        runs.attempts.push_back({b.side, b.slot, b.retry, b.boot_id, b.failure, 0});
-        if (!b.result.empty()) sides[size_t(b.side)].push_back(load_result(b.result, p.db));
-    }
-    runs.short_sides = p.short_sides;
-    p.done = true;
-    lab::save_plan(state, p);
-    lab::remove_unit(p.unit_dir);
-    std::vector<std::string> labels{p.sides[0].name, p.sides[1].name};
-    auto cmp = compare_boots(labels, sides, p.alpha);
-    if (!cmp) {
+    auto f = lab::finish_kexec_plan(p, state);
+    if (!f.compared.cmp) {
+        fmt::print(stderr, "exitbench: {}\n", report::printable(f.compared.why_not));
         for (const auto& line : p.short_sides) fmt::print(stderr, "exitbench: {}\n", report::printable(line));
         return kNotTestable;
     }
     report::Comparison doc;
-    doc.report = std::move(*cmp);
-    doc.header.push_back(fmt::format("kexec'd kernels on this machine (no QEMU: its own figures), plan {}", p.id));
-    for (int s = 0; s < 2; ++s) {
-        std::vector<std::string> ids;
-        for (const auto& r : sides[size_t(s)]) ids.push_back(r.provenance.boot_id);
-        doc.header.push_back(fmt::format("  {}: {} boot(s): {}", labels[size_t(s)], ids.size(), fmt::join(ids, " ")));
-    }
-    add_boot_warnings(doc.report, runs, false);
+    doc.report = std::move(*f.compared.cmp);
+    doc.header = f.header;
     auto out = plan_outputs("table", {}, p.json, report::Subject::Compare);
-    bool saved = std::all_of(p.boots.begin(), p.boots.end(), [](const auto& b) { return b.result.empty() || b.saved; });
     int rc = conclude_boots(doc, out, p.db, {}, p.fail_pct, false, "");
-    if (saved) fmt::print(stderr, "exitbench: the boots are saved as label:{}/A and label:{}/B\n", p.label, p.label);
+    if (f.saved) fmt::print(stderr, "exitbench: the boots are saved as label:{}/A and label:{}/B\n", p.label, p.label);
     else fmt::print(stderr, "exitbench: not every boot could be saved to the history (each kept in a file, named above)\n");
-    return saved || rc == kTestFailed || rc == kHost ? rc : kNotSaved;  // compare_exit's order
+    return f.saved || rc == kTestFailed || rc == kHost ? rc : kNotSaved;  // compare_exit's order
 }
 
 // After a boot: this boot measured if it is the plan's next, else named as a
@@ -142,25 +120,13 @@ int resume_plan(lab::KexecPlan p, const std::string& state) {
         fmt::print(stderr, "exitbench: kexec plan {} is finished; nothing to resume\n", p.id);
         return kOk;
     }
-    std::string id = lab::this_boot_id();
-    if (!p.finished() && id != p.launched_from) {  // else: the kexec from this boot did not happen; try it again
-        auto slot = lab::booted_slot(p, lab::this_cmdline());
-        lab::KexecBoot b;
-        b.boot_id = id;
-        if (slot != p.slot)
-            b.failure = fmt::format("boot {} did not come up: this boot's command line has no {}", p.slot,
-                                    lab::slot_marker(p, p.slot));
-        else
-            b = lab::measure_boot(p, lab::plan_dir(p.db));
-        int side = p.order[p.slot - 1];
-        if (b.failure.empty())
-            b.saved = save_run(p.db, load_result(b.result, p.db), p.label + "/" + side_letter(side), p.note);
-        fmt::print(stderr, "exitbench: kexec plan {}: boot {} of {}{} ({}), boot id {}: {}{}\n", p.id, p.slot,
-                   p.order.size(), p.retry ? " (retry)" : "", report::printable(p.sides[side].name), id,
-                   b.failure.empty() ? "finished" : report::printable(b.failure),
-                   b.failure.empty() || p.retry ? "" : "; retrying once");
-        lab::record_boot(p, b);
-        lab::save_plan(state, p);
+    if (auto r = lab::resume_kexec_plan(p, state)) {
+        const auto* b = &r->boot;
+        if (r->run_id) note(report::printable(fmt::format("saved as run {} in {}", *r->run_id, p.db)));
+        fmt::print(stderr, "exitbench: kexec plan {}: boot {} of {}{} ({}), boot id {}: {}{}\n", p.id, b->slot,
+                   p.order.size(), b->retry ? " (retry)" : "", report::printable(p.sides[b->side].name), b->boot_id,
+                   b->failure.empty() ? "finished" : report::printable(b->failure),
+                   b->failure.empty() || b->retry ? "" : "; retrying once");
     }
     if (p.finished()) return finish_plan(p, state);
     kexec_or_say(p, state);
@@ -200,18 +166,11 @@ lab::KexecSpec kexec_spec(const CompareArgs& c, const KernelAbArgs& k, const std
 }
 
 int start_plan(const CompareArgs& c, const KernelAbArgs& k, const std::string& db, const std::string& state) {
-    auto spec = kexec_spec(c, k, db);
-    auto p = lab::plan_kexec(spec);  // bad input and the host's refusals first, before anything is written
-    require_saveable(db);
-    if (p.label.empty()) p.label = "kernel-ab-" + p.id.substr(0, p.id.find('-'));
-    p.sides[0].name = "A: " + describe(k.kernel_a, k.append_a, k.modprobe_a);
-    p.sides[1].name = "B: " + describe(k.kernel_b, k.append_b, k.modprobe_b);
-    std::error_code ec;
-    fs::remove_all(lab::plan_dir(db), ec);  // a finished plan's boots; its runs are in the history
-    lab::save_plan(state, p);
-    lab::install_unit(p.unit_dir, lab::unit_text(p));
+    auto p = lab::start_kexec_plan(kexec_spec(c, k, db), state, "A: " + lab::describe(k.kernel_a, k.append_a, k.modprobe_a),
+                                   "B: " + lab::describe(k.kernel_b, k.append_b, k.modprobe_b));
     fmt::print(stderr, "exitbench: kexec plan {}: {} boots, A B B A ..., one run each; state {}, unit {}/{}\n", p.id,
                p.order.size(), state, p.unit_dir, lab::kUnitName);
+    std::error_code ec;
     if (!fs::is_directory("/run/systemd/system", ec))
         fmt::print(stderr, "exitbench: systemd is not running here: this system's init must run '{}' at each boot\n",
                    fmt::join(lab::resume_command(p), " "));
@@ -234,7 +193,7 @@ int cmd_compare_kexec(const CompareArgs& c, const KernelAbArgs& k) {
         return kOk;
     }
     if (k.status) print_status(*p, state);
-    if (k.abort) return abort_plan(*p, state, db);
+    if (k.abort) return abort_plan(*p, state);
     if (k.resume) return resume_plan(*p, state);
     return kOk;
 }
