@@ -3,6 +3,7 @@
 
 Usage: tally.py [--kvm-list FILE] STAGE=FILE.xml...
        tally.py --failed FILE.xml
+       tally.py --why STAGE=FILE.xml...
 
 Prints one line per stage (tests, passed, skipped, failed), a total, and the
 skipped tests grouped by the reason the test itself gave, so a run in which
@@ -11,6 +12,7 @@ With --kvm-list (integration_tests --eb-kvm-list's output): where the tests
 that need /dev/kvm ran, the skips for its lack against the nested runs.
 With --failed: one line naming the stage's failed tests (a whole gtest
 binary's entry, the nested guest's, by its own failed tests).
+With --why: the lines each failed test printed after its gtest failures.
 """
 import collections
 import re
@@ -77,6 +79,27 @@ def failed_names(path, limit=12):
     return ", ".join(names[:limit]) + more
 
 
+def failure_lines(path, per_test=4, limit=24):
+    """What each failed test of one stage said at its gtest failures (the
+    lines after "Failure"), so that the tail of a CI log, which may be all
+    that is kept, shows why and not only which."""
+    try:
+        root = ET.parse(path).getroot()
+    except (OSError, ET.ParseError):
+        return []
+    out = []
+    for case in root.iter("testcase"):
+        if not (case.find("failure") is not None or case.get("status") == "fail"):
+            continue
+        lines = (case.findtext("system-out") or "").splitlines()
+        said = []
+        for i, line in enumerate(lines):
+            if line.endswith(": Failure") and len(said) < per_test:
+                said += [l.strip()[:300] for l in lines[i + 1:i + 3] if l.strip() and l.strip() != "Failed"]
+        out += [f"  {case.get('name')}: {l}" for l in (said[:per_test] or ["(no gtest failure line: see its log)"])]
+    return out[:limit]
+
+
 NO_KVM = "/dev/kvm is absent on this machine"  # tests/integration/kvm_test.h's skip
 
 
@@ -118,6 +141,13 @@ def kvm_account(kvm_list, stages):
 def main(args):
     if args[:1] == ["--failed"]:
         print(failed_names(args[1]) if len(args) > 1 else "no ctest record")
+        return 0
+    if args[:1] == ["--why"]:
+        for stage, path in (a.split("=", 1) for a in args[1:]):
+            lines = failure_lines(path)
+            if lines:
+                print(f"dev: why {stage} failed:")
+                print("\n".join(lines))
         return 0
     kvm_list = None
     if args[:1] == ["--kvm-list"] and len(args) > 1:

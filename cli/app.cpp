@@ -11,28 +11,12 @@
 #include <system_error>
 #include <unistd.h>
 
-#include "cli/boot.h"
-#include "cli/kernel_ab.h"
-#include "cli/calibrate.h"
-#include "cli/compare.h"
-#include "cli/completion.h"
+#include "cli/command.h"
 #include "cli/emit.h"
-#include "cli/emulated.h"
 #include "cli/errors.h"
-#include "cli/export.h"
 #include "cli/help.h"
-#include "cli/history.h"
-#include "cli/host_profile.h"
-#include "cli/import.h"
 #include "cli/kselftest.h"
-#include "cli/kselftest_install.h"
-#include "cli/list.h"
-#include "cli/merge.h"
-#include "cli/profile.h"
-#include "cli/recipe.h"
-#include "cli/run.h"
 #include "lab/emulated.h"
-#include "lab/run.h"
 #include "lab/suggest.h"
 #include "lab/version.h"
 #include "profile/record.h"
@@ -84,41 +68,13 @@ void install_stop_handlers() {
     for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
 }
 
-// A live compare saves each configuration's rounds as a run labelled LABEL/CONFIG.
-void add_save_options(CLI::App& cmd, CompareArgs& a) {
-    cmd.add_flag("--no-save", a.common.no_save, "do not save the configurations' runs to the history");
-    cmd.add_option("--label", a.common.label, "save the runs as LABEL/CONFIG (default compare-TIMESTAMP/CONFIG)");
-    cmd.add_option("--note", a.common.note, "a note saved with each configuration's run");
-}
-
-// Every command, its options, and where CLI11 leaves what it parsed.
+// The root options and every command of the table (cli/commands.cpp).
 struct Commands {
     CLI::App app{"exitbench: what does one VM exit cost? A KVM VM-exit laboratory."};
     std::string device = "/dev/kvm";
     bool quiet = false;
-    bool list_all = false, list_kut = false, list_emulated = false;
-    std::string list_kernel;
-    CLI::App *list, *env, *recipe, *recipe_run, *recipe_show, *compare, *run, *completion, *calibrate, *boot;
-    CLI::App* kselftest_install;
-    KselftestInstallArgs kselftest_args;
-    BootArgs boot_args;
-    KernelAbArgs kernel_ab;
-    BisectArgs bisect_args;
-    CLI::App* bisect;
-    std::string shell;
-    HistoryArgs history_args;
-    HistoryCommands history;
-    ImportArgs import_args;
-    ImportCommands import;
-    std::string recipe_name, recipe_show_name;
-    CompareArgs recipe_args, compare_args;
-    CalibrateArgs calibrate_args;
-    ProfileArgs profile_args;
-    ProfileCommands profile;
-    RunArgs run_args;
-    HostProfileArgs host_profile_args;
-    MergeArgs merge_args;
-    ReportCommands report;
+    std::vector<std::string> argv;
+    std::vector<std::unique_ptr<Command>> all;
 
     Commands() {
         app.set_version_flag("--version", std::string("exitbench ") + lab::version() +
@@ -131,92 +87,17 @@ struct Commands {
         // Root options after a command too (`run --device X`): subcommands
         // created from here on inherit it.
         app.fallthrough();
-        add_list_and_env();
-        add_recipe();
-        profile = add_profile_commands(app, profile_args);
-        add_compare();
-        calibrate = add_calibrate_command(app, calibrate_args);
-        kselftest_install = add_kselftest_install_command(app, kselftest_args);
-        boot = add_boot_command(app, boot_args);
-        bisect = add_bisect_command(app, bisect_args);
-        history = add_history_commands(app, history_args);
-        import = add_import_commands(app, import_args);
-        completion = app.add_subcommand("completion", "print a bash or zsh completion script");
-        completion->add_option("shell", shell, "bash or zsh")->required();
-        report = add_report_commands(app, merge_args);
-        add_run();
+        for (MakeCommand make : commands()) all.push_back(make(app));
         finish_help(app);
     }
 
-    void add_list_and_env() {
-        list = app.add_subcommand("list", "list the tests, what each expects, and skips on this host");
-        list->add_flag("--all", list_all, "include the harness self-tests");
-        list->add_flag("--emulated", list_emulated, "list what a boot of an installed kernel under QEMU TCG (a real "
-                                                    "kvm_amd inside) would run and skip");
-        list->add_option("--kernel", list_kernel, "with --emulated: the kernel to boot (default: the newest "
-                                                  "/boot/vmlinuz-V with /lib/modules/V)");
-        list->add_flag("--kut-differences", list_kut,
-                       "print how the tests differ from kvm-unit-tests' vmexit.flat, as a markdown table");
-        list->allow_extras(false);
-        env = app.add_subcommand("env", "print the host environment a result records");
-        env->allow_extras(false);
+    Command* selected() const {
+        for (const auto& c : all)
+            if (c->selected()) return c.get();
+        return nullptr;
     }
-
-    void add_recipe() {
-        recipe = app.add_subcommand("recipe", "known experiments (BHI SPEC_CTRL, EFER switching, IPI paths) as ready comparisons");
-        recipe->require_subcommand(1);
-        recipe->add_subcommand("list", "list the recipes and the question each answers")->allow_extras(false);
-        recipe_show = recipe->add_subcommand("show", "one recipe: its question, the seed's figures, configurations, "
-                                                     "preconditions (checked here) and the manual steps left");
-        recipe_show->add_option("name", recipe_show_name, "the recipe (see 'recipe list')")->required();
-        recipe_run = recipe->add_subcommand("run", "run one recipe: its configurations compared, interleaved");
-        recipe_run->add_option("name", recipe_name, "the recipe (see 'recipe list')")->required();
-        add_compare_options(*recipe_run, recipe_args);
-        recipe_run->add_option("--db", recipe_args.db, "save the configurations' runs to this history database");
-        add_save_options(*recipe_run, recipe_args);
-        add_export_options(*recipe_run, recipe_args.common.exports, report::Subject::Compare, &recipe_args.common.format);
-        // A recipe brings its own tests and configurations: hide what cannot apply.
-        for (const char* name : {"tests", "--a", "--b", "--config", "--vs"})
-            recipe_run->remove_option(recipe_run->get_option(name));
-    }
-
-    void add_compare() {
-        compare = app.add_subcommand("compare", "A/B: configurations in interleaved rounds (--a/--b; the round is "
-                                                "the unit), or saved runs (A1.json ... --vs B1.json ...; the run, or "
-                                                "the boot when the sides' boots differ, is the unit; one run a side "
-                                                "is not testable, and a calibration of this host, kernel and "
-                                                "settings plans the runs or rounds to make)");
-        add_compare_options(*compare, compare_args);
-        add_export_options(*compare, compare_args.common.exports, report::Subject::Compare, &compare_args.common.format);
-        add_kernel_ab_options(*compare, kernel_ab);
-        compare->add_option("--db", compare_args.db, "the history database: what label:/run: refer to, where "
-                                                     "a live compare saves its configurations' runs, and where one "
-                                                     "run a side finds its calibration (read only; none there: not "
-                                                     "testable)");
-        add_save_options(*compare, compare_args);
-        compare->add_option("--against", compare_args.against,
-                            "'last': the newest saved run vs the newest earlier one with the same tests and host");
-    }
-
-    void add_run() {
-        run = app.add_subcommand("run", "run tests (all of the default suite when none are named)");
-        add_run_options(*run, run_args, kRun | kWhere);
-        add_export_options(*run, run_args.exports, report::Subject::Run, &run_args.format);
-        run->add_option("--seed", run_args.seed, "seed of the shuffled test order with --sessions (default: random, saved)");
-        run->add_option("--db", run_args.db, "save to this history database (default $XDG_DATA_HOME/exitbench/history.db)");
-        run->add_flag("--no-save", run_args.no_save, "do not save the run to the history");
-        run->add_option("--label", run_args.label, "file the saved run under this label, e.g. before-v2");
-        run->add_option("--note", run_args.note, "a note saved with the run");
-        add_host_profile_options(*run, host_profile_args);
-    }
-
     // The --format of the command given ("" for one without).
-    std::string stdout_format() const {
-        if (*run) return run_args.format;
-        if (*compare) return compare_args.common.format;
-        if (*recipe_run) return recipe_args.common.format;
-        return "";
-    }
+    std::string stdout_format() const { return selected() ? selected()->stdout_format() : ""; }
 };
 
 // " (did you mean '--repeats'?)" for the first word of argv that looks like a
@@ -263,9 +144,7 @@ std::optional<std::string> empty_value(const CLI::App& root) {
 
 // A usage error's exit status, or nullopt when a command is ready to run.
 std::optional<int> parse(Commands& c, int argc, char** argv) {
-    c.run_args.argv.assign(argv, argv + argc);
-    c.import_args.argv = c.compare_args.common.argv = c.recipe_args.common.argv = c.run_args.argv;
-    c.calibrate_args.common.argv = c.run_args.argv;
+    c.argv.assign(argv, argv + argc);
     try {
         c.app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -315,48 +194,18 @@ void visit_commands(const std::function<void(const CLI::App&)>& f) {
 
 namespace {
 
-int dispatch_command(Commands& c) {
-    install_stop_handlers();
-    if (*c.list && !c.list_kernel.empty() && !c.list_emulated)
-        throw UsageError("--kernel IMAGE applies with --emulated");
-    if (*c.list && c.list_emulated)
-        return relay_emulated(c.run_args.argv, {"list", c.list_kernel, "", "table", false, false}, g_interrupted);
-    if (*c.list) return cmd_list(c.device, c.list_all, c.list_kut);
-    if (*c.env) return cmd_env(c.device);
-    if (*c.history.history) return cmd_history(c.history, c.history_args);
-    if (*c.completion) {
-        write_stdout(completion_script(c.shell));
-        return kOk;
-    }
-    if (*c.import.import) {
-        g_polling.store(!*c.import.perf_kvm);  // kut and run stop between two saves
-        return cmd_import(c.import, c.import_args, g_interrupted);
-    }
-    if (*c.report.merge) return cmd_report_merge(c.merge_args);
-    if (*c.kselftest_install) return cmd_kselftest_install(c.kselftest_args);
-    if (*c.recipe_show) return cmd_recipe_show(c.device, c.recipe_show_name);
-    if (*c.recipe && !*c.recipe_run) return cmd_recipe_list();
-    g_polling.store(true);
-    if (*c.recipe_run) return cmd_recipe_run(c.device, c.recipe_name, c.recipe_args, g_interrupted);
-    if (*c.profile.profile) return cmd_profile(c.profile, c.profile_args, g_interrupted);
-    if (*c.compare && c.kernel_ab.active()) return cmd_compare_kernels(c.compare_args, c.kernel_ab, g_interrupted);
-    if (*c.compare) return cmd_compare(c.device, c.compare_args, g_interrupted);
-    if (*c.bisect) return cmd_bisect_step(c.bisect_args, g_interrupted);
-    if (*c.calibrate) return cmd_calibrate(c.device, c.calibrate_args, g_interrupted);
-    if (*c.boot) return cmd_boot(c.boot_args, g_interrupted);
-    return cmd_run(c.device, c.run_args, c.host_profile_args, g_interrupted);
-}
-
-// The commands that start VMs and take --emulated: without a usable
-// /dev/kvm their one error line names the way on (lab::emulated_way).
+// The parsed command, run; without a usable /dev/kvm, the one error line of a
+// command that starts VMs and takes --emulated names the way on
+// (lab::emulated_way).
 int dispatch(Commands& c) {
+    install_stop_handlers();
+    Command* cmd = c.selected();
+    g_polling.store(cmd->polls());
     try {
-        return dispatch_command(c);
+        return cmd->run(Context{c.device, c.argv, g_interrupted});
     } catch (const lab::NoKvm& e) {
-        bool emulable = *c.list || *c.recipe_run || (*c.compare && !c.kernel_ab.active()) ||
-                        !(*c.env || *c.calibrate || *c.profile.profile || *c.boot || *c.bisect);
-        if (!emulable) throw;
-        throw lab::NoKvm(fmt::format("{}; {}", e.what(), lab::emulated_way(c.run_args.argv)));
+        if (!cmd->emulable()) throw;
+        throw lab::NoKvm(fmt::format("{}; {}", e.what(), lab::emulated_way(c.argv)));
     }
 }
 

@@ -18,6 +18,8 @@ enum Exit {
     kOk = 0, kTestFailed = 1, kUsage = 2, kHost = 3, kNotTestable = 4, kNotSaved = 5, kInternal = 70,
     kInterrupted = 130
 };
+// git bisect run's codes: good, bad, cannot test this commit, stop bisecting.
+enum BisectExit { kBisectGood = 0, kBisectBad = 1, kBisectSkip = 125, kBisectAbort = 128 };
 int main(int argc, char** argv);
 // For tests: parses `args` (without the program name) as main() would,
 // running nothing; kOk when a command would run, else the usage exit code.

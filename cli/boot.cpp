@@ -1,4 +1,5 @@
 #include "cli/boot.h"
+#include "cli/command.h"
 
 #include <algorithm>
 
@@ -124,5 +125,21 @@ int cmd_boot(const BootArgs& a, const std::atomic<bool>& interrupt) {
     });
     return rep.interrupted ? kInterrupted : failed ? kTestFailed : kOk;
 }
+
+namespace {
+
+class BootCommand : public Command {
+public:
+    explicit BootCommand(CLI::App& root) : Command(nullptr) { app_ = add_boot_command(root, args_); }
+    int run(const Context& ctx) override { return cmd_boot(args_, ctx.interrupted); }
+    bool emulable() const override { return false; }  // QEMU boots without /dev/kvm
+
+private:
+    BootArgs args_;
+};
+
+} // namespace
+
+std::unique_ptr<Command> boot_command(CLI::App& root) { return std::make_unique<BootCommand>(root); }
 
 } // namespace eb::cli

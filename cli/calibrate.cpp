@@ -1,4 +1,5 @@
 #include "cli/calibrate.h"
+#include "cli/command.h"
 
 #include <cmath>
 #include <fmt/format.h>
@@ -134,5 +135,24 @@ int cmd_calibrate(const std::string& device, const CalibrateArgs& a, const std::
     write_stdout(render(out, args, a.alpha, req.db, req.target));
     return out.not_saved.empty() ? kOk : kNotSaved;
 }
+
+namespace {
+
+class CalibrateCommand : public Command {
+public:
+    explicit CalibrateCommand(CLI::App& root) : Command(nullptr) { app_ = add_calibrate_command(root, args_); }
+    int run(const Context& ctx) override {
+        args_.common.argv = ctx.argv;
+        return cmd_calibrate(ctx.device, args_, ctx.interrupted);
+    }
+    bool emulable() const override { return false; }  // a calibration is of this host
+
+private:
+    CalibrateArgs args_;
+};
+
+} // namespace
+
+std::unique_ptr<Command> calibrate_command(CLI::App& root) { return std::make_unique<CalibrateCommand>(root); }
 
 } // namespace eb::cli

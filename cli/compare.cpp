@@ -9,6 +9,8 @@
 #include <iostream>
 
 #include "cli/app.h"
+#include "cli/command.h"
+#include "cli/kernel_ab.h"
 #include "cli/compare_exit.h"
 #include "cli/compare_host_profile.h"
 #include "cli/compare_live.h"
@@ -73,6 +75,13 @@ void add_compare_options(CLI::App& cmd, CompareArgs& a) {
     cmd.add_option("--alpha", a.alpha, "significance level (default 0.05)");
     cmd.add_option("--seed", a.seed, "seed of the per-round order shuffle with three or more configurations");
     add_compare_host_profile_option(cmd, a.host_profile);
+}
+
+// A live compare saves each configuration's rounds as a run labelled LABEL/CONFIG.
+void add_save_options(CLI::App& cmd, CompareArgs& a) {
+    cmd.add_flag("--no-save", a.common.no_save, "do not save the configurations' runs to the history");
+    cmd.add_option("--label", a.common.label, "save the runs as LABEL/CONFIG (default compare-TIMESTAMP/CONFIG)");
+    cmd.add_option("--note", a.common.note, "a note saved with each configuration's run");
 }
 
 lab::RunPlan plan_config(const std::string& label, const std::vector<std::string>& words, const RunArgs& common) {
@@ -257,5 +266,42 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
     int rc = compare_exit_said(end, "the runs");
     return rc == kOk && ktap_stdout(a.common.format) ? skip_if_all_skipped(fail_if_any_failed(kOk, doc), doc) : rc;
 }
+
+namespace {
+
+class CompareCommand : public Command {
+public:
+    explicit CompareCommand(CLI::App& root)
+        : Command(root.add_subcommand(
+              "compare", "A/B: configurations in interleaved rounds (--a/--b; the round is the unit), or saved runs "
+                         "(A1.json ... --vs B1.json ...; the run, or the boot when the sides' boots differ, is the "
+                         "unit; one run a side is not testable, and a calibration of this host, kernel and settings "
+                         "plans the runs or rounds to make)")) {
+        add_compare_options(*app_, args_);
+        add_export_options(*app_, args_.common.exports, report::Subject::Compare, &args_.common.format);
+        add_kernel_ab_options(*app_, kernels_);
+        app_->add_option("--db", args_.db, "the history database: what label:/run: refer to, where a live compare "
+                                           "saves its configurations' runs, and where one run a side finds its "
+                                           "calibration (read only; none there: not testable)");
+        add_save_options(*app_, args_);
+        app_->add_option("--against", args_.against,
+                         "'last': the newest saved run vs the newest earlier one with the same tests and host");
+    }
+    int run(const Context& ctx) override {
+        args_.common.argv = ctx.argv;
+        if (kernels_.active()) return cmd_compare_kernels(args_, kernels_, ctx.interrupted);
+        return cmd_compare(ctx.device, args_, ctx.interrupted);
+    }
+    std::string stdout_format() const override { return args_.common.format; }
+    bool emulable() const override { return !kernels_.active(); }  // boots its kernels itself
+
+private:
+    CompareArgs args_;
+    KernelAbArgs kernels_;
+};
+
+} // namespace
+
+std::unique_ptr<Command> compare_command(CLI::App& root) { return std::make_unique<CompareCommand>(root); }
 
 } // namespace eb::cli

@@ -27,6 +27,8 @@ struct CompareArgs {
 };
 
 void add_compare_options(CLI::App& cmd, CompareArgs& a);
+// --no-save, --label and --note of a compare that runs configurations.
+void add_save_options(CLI::App& cmd, CompareArgs& a);
 int cmd_compare(const std::string& device, const CompareArgs& a, const std::atomic<bool>& interrupt);
 
 // A saved compare cannot honour run options or a live schedule: the first one

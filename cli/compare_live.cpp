@@ -1,4 +1,5 @@
 #include "cli/compare_live.h"
+#include "cli/emit.h"
 
 #include <fmt/format.h>
 #include <random>

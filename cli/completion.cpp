@@ -1,4 +1,6 @@
 #include "cli/completion.h"
+#include "cli/command.h"
+#include "cli/emit.h"
 #include "cli/help.h"
 
 #include <CLI/CLI.hpp>
@@ -225,5 +227,27 @@ std::string completion_script(std::string_view shell) {
     if (shell == "zsh") return zsh_script(tree());
     throw UsageError(fmt::format("completion is written for bash or zsh, not '{}'", shell));
 }
+
+namespace {
+
+class CompletionCommand : public Command {
+public:
+    explicit CompletionCommand(CLI::App& root)
+        : Command(root.add_subcommand("completion", "print a bash or zsh completion script")) {
+        app_->add_option("shell", shell_, "bash or zsh")->required();
+    }
+    int run(const Context&) override {
+        write_stdout(completion_script(shell_));
+        return kOk;
+    }
+    bool polls() const override { return false; }
+
+private:
+    std::string shell_;
+};
+
+} // namespace
+
+std::unique_ptr<Command> completion_command(CLI::App& root) { return std::make_unique<CompletionCommand>(root); }
 
 } // namespace eb::cli

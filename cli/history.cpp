@@ -1,4 +1,5 @@
 #include "cli/history.h"
+#include "cli/command.h"
 #include "cli/emit.h"
 #include "cli/export.h"
 #include "cli/run.h"
@@ -206,5 +207,22 @@ int cmd_history(const HistoryCommands& c, const HistoryArgs& a) {
         return kOk;
     });
 }
+
+namespace {
+
+class HistoryCommand : public Command {
+public:
+    explicit HistoryCommand(CLI::App& root) : Command(nullptr), c_(add_history_commands(root, args_)) { app_ = c_.history; }
+    int run(const Context&) override { return cmd_history(c_, args_); }
+    bool polls() const override { return false; }
+
+private:
+    HistoryArgs args_;
+    HistoryCommands c_;
+};
+
+} // namespace
+
+std::unique_ptr<Command> history_command(CLI::App& root) { return std::make_unique<HistoryCommand>(root); }
 
 } // namespace eb::cli

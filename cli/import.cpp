@@ -1,21 +1,40 @@
-#include "cli/import.h"
-
+// `exitbench import kut FILE...`: other tools' results saved as runs in the
+// history, marked as imported; `import run FILE...`: exitbench result files
+// (e.g. one a failed save kept), so `compare run:N ...` can set them against
+// exitbench's own; `import calibration FILE`: what a calibrate whose save
+// failed kept.
+#include <CLI/CLI.hpp>
+#include <atomic>
 #include <fmt/format.h>
+#include <string>
+#include <vector>
 
 #include "cli/app.h"
+#include "cli/command.h"
 #include "cli/emit.h"
 #include "cli/errors.h"
 #include "cli/history.h"
 #include "cli/run.h"
 #include "ingest/perf_kvm.h"
 #include "lab/imports.h"
-#include "sys/file.h"
 #include "report/profile_text.h"
 #include "report/sanitize.h"
 #include "report/sha256.h"
-
+#include "sys/file.h"
 
 namespace eb::cli {
+
+struct ImportArgs {
+    std::string db, label, note;
+    std::string json;  // perf-kvm: write the parsed tables here
+    std::vector<std::string> files;
+    bool one_run = false, per_file = false;  // kut: how files make runs (see import_kut.h)
+    std::vector<std::string> argv;  // the whole command line, for the runs' provenance
+};
+
+struct ImportCommands {
+    CLI::App *import, *kut, *run, *perf_kvm, *calibration;
+};
 
 namespace {
 
@@ -170,5 +189,25 @@ int cmd_import(const ImportCommands& c, const ImportArgs& a, const std::atomic<b
     write_stdout(out);
     return kOk;
 }
+
+namespace {
+
+class ImportCommand : public Command {
+public:
+    explicit ImportCommand(CLI::App& root) : Command(nullptr), c_(add_import_commands(root, args_)) { app_ = c_.import; }
+    int run(const Context& ctx) override {
+        args_.argv = ctx.argv;
+        return cmd_import(c_, args_, ctx.interrupted);
+    }
+    bool polls() const override { return !c_.perf_kvm->parsed(); }  // kut and run stop between two saves
+
+private:
+    ImportArgs args_;
+    ImportCommands c_;
+};
+
+} // namespace
+
+std::unique_ptr<Command> import_command(CLI::App& root) { return std::make_unique<ImportCommand>(root); }
 
 } // namespace eb::cli

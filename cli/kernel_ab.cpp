@@ -1,4 +1,5 @@
 #include "cli/kernel_ab.h"
+#include "cli/command.h"
 #include "lab/run.h"
 
 #include <ctime>
@@ -237,5 +238,21 @@ int cmd_bisect_step(const BisectArgs& a, const std::atomic<bool>& interrupt) {
                saved || a.no_save ? "" : " (the boots could not be saved)");
     return rc;
 }
+
+namespace {
+
+class BisectStepCommand : public Command {
+public:
+    explicit BisectStepCommand(CLI::App& root) : Command(nullptr) { app_ = add_bisect_command(root, args_); }
+    int run(const Context& ctx) override { return cmd_bisect_step(args_, ctx.interrupted); }
+    bool emulable() const override { return false; }  // it boots its kernel itself
+
+private:
+    BisectArgs args_;
+};
+
+} // namespace
+
+std::unique_ptr<Command> bisect_step_command(CLI::App& root) { return std::make_unique<BisectStepCommand>(root); }
 
 } // namespace eb::cli

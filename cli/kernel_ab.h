@@ -51,8 +51,6 @@ struct BisectArgs {
     bool no_save = false;
 };
 
-// git bisect run's codes: good, bad, cannot test this commit, stop bisecting.
-enum BisectExit { kBisectGood = 0, kBisectBad = 1, kBisectSkip = 125, kBisectAbort = 128 };
 
 CLI::App* add_bisect_command(CLI::App& app, BisectArgs& a);
 int cmd_bisect_step(const BisectArgs& a, const std::atomic<bool>& interrupt);

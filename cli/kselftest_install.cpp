@@ -1,9 +1,14 @@
-#include "cli/kselftest_install.h"
-
+// `exitbench kselftest-install DIR [--timeout DURATION] [-- RUN-ARGS]`: a
+// kselftest collection (lab/kselftest_collection.h) in an installed
+// kselftest tree.
+#include <CLI/CLI.hpp>
 #include <cmath>
 #include <fmt/format.h>
+#include <string>
+#include <vector>
 
 #include "cli/app.h"
+#include "cli/command.h"
 #include "cli/emit.h"
 #include "cli/errors.h"
 #include "cli/parse.h"
@@ -11,6 +16,12 @@
 #include "report/sanitize.h"
 
 namespace eb::cli {
+
+struct KselftestInstallArgs {
+    std::string dir, timeout = "900s";
+    std::vector<std::string> run_args;
+};
+
 
 CLI::App* add_kselftest_install_command(CLI::App& app, KselftestInstallArgs& a) {
     auto* cmd = app.add_subcommand("kselftest-install",
@@ -46,6 +57,24 @@ int cmd_kselftest_install(const KselftestInstallArgs& a) {
                              done.newly_listed ? fmt::format("; listed it in {}", report::printable(done.list)) : "",
                              report::printable(a.dir), lab::kKselftestCollection));
     return kOk;
+}
+
+namespace {
+
+class KselftestInstallCommand : public Command {
+public:
+    explicit KselftestInstallCommand(CLI::App& root) : Command(nullptr) { app_ = add_kselftest_install_command(root, args_); }
+    int run(const Context&) override { return cmd_kselftest_install(args_); }
+    bool polls() const override { return false; }
+
+private:
+    KselftestInstallArgs args_;
+};
+
+} // namespace
+
+std::unique_ptr<Command> kselftest_install_command(CLI::App& root) {
+    return std::make_unique<KselftestInstallCommand>(root);
 }
 
 } // namespace eb::cli

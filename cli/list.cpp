@@ -1,11 +1,12 @@
-#include "cli/list.h"
+#include "cli/command.h"
+#include "cli/emulated.h"
+#include "cli/errors.h"
 
 #include <algorithm>
 #include <fmt/format.h>
 #include <optional>
 
 #include "cli/app.h"
-#include "env/host_env.h"
 #include "lab/run.h"
 #include "suite/kut_diff.h"
 #include "suite/registry.h"
@@ -13,6 +14,8 @@
 #include "vmm/boot.h"
 
 namespace eb::cli {
+
+namespace {
 
 int cmd_list(const std::string& device, bool all, bool kut_differences) {
     if (kut_differences) {  // docs/kut-differences.md's table: needs no /dev/kvm
@@ -47,19 +50,33 @@ int cmd_list(const std::string& device, bool all, bool kut_differences) {
     return kOk;
 }
 
-int cmd_env(const std::string& device) {
-    std::optional<uint64_t> khz;
-    try {
-        auto sys = kvm::System::open(device);
-        khz = suite::probe_context(sys).tsc_khz;
-    } catch (const std::exception& e) {
-        fmt::print(stderr, "exitbench: warning: {}; KVM facts are missing\n", e.what());
+class ListCommand : public Command {
+public:
+    explicit ListCommand(CLI::App& root)
+        : Command(root.add_subcommand("list", "list the tests, what each expects, and skips on this host")) {
+        app_->add_flag("--all", all_, "include the harness self-tests");
+        app_->add_flag("--emulated", emulated_, "list what a boot of an installed kernel under QEMU TCG (a real "
+                                                "kvm_amd inside) would run and skip");
+        app_->add_option("--kernel", kernel_, "with --emulated: the kernel to boot (default: the newest "
+                                              "/boot/vmlinuz-V with /lib/modules/V)");
+        app_->add_flag("--kut-differences", kut_,
+                       "print how the tests differ from kvm-unit-tests' vmexit.flat, as a markdown table");
+        app_->allow_extras(false);
     }
-    auto facts = env::capture(vmm::probe_host(khz));
-    size_t w = 0;
-    for (const auto& [k, v] : facts) w = std::max(w, k.size());
-    for (const auto& [k, v] : facts) fmt::print("{:<{}}  {}\n", k, w, v);
-    return kOk;
-}
+    int run(const Context& ctx) override {
+        if (!kernel_.empty() && !emulated_) throw UsageError("--kernel IMAGE applies with --emulated");
+        if (emulated_) return relay_emulated(ctx.argv, {"list", kernel_, "", "table", false, false}, ctx.interrupted);
+        return cmd_list(ctx.device, all_, kut_);
+    }
+    bool polls() const override { return emulated_; }  // a relay stops its boot in order
+
+private:
+    bool all_ = false, kut_ = false, emulated_ = false;
+    std::string kernel_;
+};
+
+} // namespace
+
+std::unique_ptr<Command> list_command(CLI::App& root) { return std::make_unique<ListCommand>(root); }
 
 } // namespace eb::cli

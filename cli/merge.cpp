@@ -1,14 +1,29 @@
-#include "cli/merge.h"
-
+// `exitbench report merge FILE|run:N|label:L ...`: saved results of many
+// hosts in one view, through the exporters like every other command.
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <string>
+#include <vector>
 
 #include "cli/app.h"
+#include "cli/command.h"
 #include "cli/emit.h"
 #include "cli/errors.h"
+#include "cli/export.h"
 #include "cli/history.h"
 #include "report/merge.h"
 
 namespace eb::cli {
+
+struct MergeArgs {
+    std::vector<std::string> inputs;  // files and history references
+    std::string db, format = "table";
+    ExportPaths exports;
+};
+
+struct ReportCommands {
+    CLI::App *report = nullptr, *merge = nullptr;
+};
 
 ReportCommands add_report_commands(CLI::App& app, MergeArgs& a) {
     ReportCommands c;
@@ -35,5 +50,22 @@ int cmd_report_merge(const MergeArgs& a) {
     }
     return emit(out, report::merge_runs(in)).written ? kOk : kHost;
 }
+
+namespace {
+
+class ReportCommand : public Command {
+public:
+    explicit ReportCommand(CLI::App& root) : Command(nullptr), c_(add_report_commands(root, args_)) { app_ = c_.report; }
+    int run(const Context&) override { return cmd_report_merge(args_); }
+    bool polls() const override { return false; }
+
+private:
+    MergeArgs args_;
+    ReportCommands c_;
+};
+
+} // namespace
+
+std::unique_ptr<Command> report_command(CLI::App& root) { return std::make_unique<ReportCommand>(root); }
 
 } // namespace eb::cli

@@ -1,4 +1,5 @@
 #include "cli/profile.h"
+#include "cli/command.h"
 
 #include <cerrno>
 #include <fmt/format.h>
@@ -212,5 +213,22 @@ int cmd_profile(const ProfileCommands& c, const ProfileArgs& a, const std::atomi
     }
     return emit(out, cmp).written ? kOk : kHost;
 }
+
+namespace {
+
+class ProfileCommand : public Command {
+public:
+    explicit ProfileCommand(CLI::App& root) : Command(nullptr), c_(add_profile_commands(root, args_)) { app_ = c_.profile; }
+    int run(const Context& ctx) override { return cmd_profile(c_, args_, ctx.interrupted); }
+    bool emulable() const override { return false; }  // it profiles this host's KVM
+
+private:
+    ProfileArgs args_;
+    ProfileCommands c_;
+};
+
+} // namespace
+
+std::unique_ptr<Command> profile_command(CLI::App& root) { return std::make_unique<ProfileCommand>(root); }
 
 } // namespace eb::cli

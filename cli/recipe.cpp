@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/app.h"
+#include "cli/command.h"
 #include "cli/compare.h"
 #include "cli/emit.h"
 #include "cli/errors.h"
@@ -68,8 +69,6 @@ std::string check_line(const lab::NeedCheck& c) {
     return fmt::format("  met    {}: {}{}\n", c.need, c.what, seen);
 }
 
-} // namespace
-
 int cmd_recipe_list() {
     for (const auto& r : recipes()) {
         fmt::print("{}\n  {}\n", r.name, r.question);
@@ -109,9 +108,6 @@ int cmd_recipe_run(const std::string& device, const std::string& name, const Com
     if (opts.common.emulated)  // the whole recipe, its precondition checks too, against the guest's kvm_amd
         return relay_emulated(opts.common.argv, {"recipe", opts.common.kernel, opts.common.json, opts.common.format,
                                                  !opts.common.no_save, any_export(opts.common.exports)}, interrupt);
-    if (opts.common.emulated)  // the whole recipe, its precondition checks too, against the guest's kvm_amd
-        return relay_emulated(opts.common.argv, {"recipe", opts.common.kernel, opts.common.json, opts.common.format,
-                                                 !opts.common.no_save, any_export(opts.common.exports)}, interrupt);
     // A recipe is a ready-made `compare`: its configurations run interleaved.
     // (The options that would override them do not exist on `recipe run`.)
     CompareArgs c = opts;
@@ -141,5 +137,44 @@ int cmd_recipe_run(const std::string& device, const std::string& name, const Com
     fflush(out);
     return cmd_compare(device, c, interrupt);
 }
+
+class RecipeCommand : public Command {
+public:
+    explicit RecipeCommand(CLI::App& root)
+        : Command(root.add_subcommand("recipe", "known experiments (BHI SPEC_CTRL, EFER switching, IPI paths) as "
+                                                "ready comparisons")) {
+        app_->require_subcommand(1);
+        list_ = app_->add_subcommand("list", "list the recipes and the question each answers");
+        list_->allow_extras(false);
+        show_ = app_->add_subcommand("show", "one recipe: its question, the seed's figures, configurations, "
+                                             "preconditions (checked here) and the manual steps left");
+        show_->add_option("name", name_, "the recipe (see 'recipe list')")->required();
+        run_ = app_->add_subcommand("run", "run one recipe: its configurations compared, interleaved");
+        run_->add_option("name", name_, "the recipe (see 'recipe list')")->required();
+        add_compare_options(*run_, args_);
+        run_->add_option("--db", args_.db, "save the configurations' runs to this history database");
+        add_save_options(*run_, args_);
+        add_export_options(*run_, args_.common.exports, report::Subject::Compare, &args_.common.format);
+        // A recipe brings its own tests and configurations: hide what cannot apply.
+        for (const char* name : {"tests", "--a", "--b", "--config", "--vs"}) run_->remove_option(run_->get_option(name));
+    }
+    int run(const Context& ctx) override {
+        if (*show_) return cmd_recipe_show(ctx.device, name_);
+        if (!*run_) return cmd_recipe_list();
+        args_.common.argv = ctx.argv;
+        return cmd_recipe_run(ctx.device, name_, args_, ctx.interrupted);
+    }
+    bool polls() const override { return run_->parsed(); }
+    std::string stdout_format() const override { return run_->parsed() ? args_.common.format : ""; }
+
+private:
+    CLI::App *list_, *show_, *run_;
+    std::string name_;
+    CompareArgs args_;
+};
+
+} // namespace
+
+std::unique_ptr<Command> recipe_command(CLI::App& root) { return std::make_unique<RecipeCommand>(root); }
 
 } // namespace eb::cli

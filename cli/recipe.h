@@ -35,12 +35,4 @@ const std::vector<std::pair<const char*, const char*>>& recipe_files();
 Recipe parse_recipe(const std::string& text, const std::string& file);
 std::vector<Recipe> recipes();
 
-int cmd_recipe_list();
-// The question, the seed's figures, the configurations, the preconditions
-// (checked here when /dev/kvm opens) and the manual steps left.
-int cmd_recipe_show(const std::string& device, const std::string& name);
-// `opts`: run and compare options from the command line, for every configuration.
-int cmd_recipe_run(const std::string& device, const std::string& name, const CompareArgs& opts,
-                   const std::atomic<bool>& interrupt);
-
 } // namespace eb::cli

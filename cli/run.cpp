@@ -1,4 +1,5 @@
 #include "cli/run.h"
+#include "cli/command.h"
 #include "cli/emulated.h"
 
 #include <algorithm>
@@ -227,5 +228,35 @@ int cmd_run(const std::string& device, const RunArgs& a, const HostProfileArgs& 
     if (!done.saved) rc = kNotSaved;
     return ktap_stdout(a.format) ? skip_if_all_skipped(rc, rep) : rc;
 }
+
+namespace {
+
+class RunCommand : public Command {
+public:
+    explicit RunCommand(CLI::App& root)
+        : Command(root.add_subcommand("run", "run tests (all of the default suite when none are named)")) {
+        add_run_options(*app_, args_, kRun | kWhere);
+        add_export_options(*app_, args_.exports, report::Subject::Run, &args_.format);
+        app_->add_option("--seed", args_.seed, "seed of the shuffled test order with --sessions (default: random, saved)");
+        app_->add_option("--db", args_.db, "save to this history database (default $XDG_DATA_HOME/exitbench/history.db)");
+        app_->add_flag("--no-save", args_.no_save, "do not save the run to the history");
+        app_->add_option("--label", args_.label, "file the saved run under this label, e.g. before-v2");
+        app_->add_option("--note", args_.note, "a note saved with the run");
+        add_host_profile_options(*app_, host_profile_);
+    }
+    int run(const Context& ctx) override {
+        args_.argv = ctx.argv;
+        return cmd_run(ctx.device, args_, host_profile_, ctx.interrupted);
+    }
+    std::string stdout_format() const override { return args_.format; }
+
+private:
+    RunArgs args_;
+    HostProfileArgs host_profile_;
+};
+
+} // namespace
+
+std::unique_ptr<Command> run_command(CLI::App& root) { return std::make_unique<RunCommand>(root); }
 
 } // namespace eb::cli
