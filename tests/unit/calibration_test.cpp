@@ -10,8 +10,6 @@
 #include <random>
 #include <sqlite3.h>
 
-#include "cli/compare.h"
-#include "cli/run.h"
 #include "history/store.h"
 #include "lab/calibration_lookup.h"
 #include "report/compare.h"
@@ -204,29 +202,6 @@ TEST(Calibration, SettingsKeyLeavesOutSessionsAndRepeatsOnly) {
     EXPECT_NE(suite::settings_key(s), key);
 }
 
-// The advice's calibrate command carries the compared runs' options: parsed
-// back as `run` would, they give the same settings.
-TEST(Calibration, RunOptionsReproduceTheSettings) {
-    cli::RunArgs args;
-    CLI::App app;
-    cli::add_run_options(app, args);
-    std::vector<std::string> words{"-n", "200", "--sessions", "2", "-r", "3", "--smp", "2", "--pin", "0,1",
-                                   "--apic", "xapic", "--guest-msr", "spec_ctrl=0x401", "--guest-efer", "nx=off",
-                                   "--cpuid=-x2apic", "--no-baseline", "--warmup", "2"};
-    std::vector<std::string> rev(words.rbegin(), words.rend());
-    app.parse(rev);
-    auto s = cli::plan_run(args).settings;
-    auto again_words = cli::split_args(suite::run_options(s));
-    cli::RunArgs again;
-    CLI::App app2;
-    cli::add_run_options(app2, again);
-    std::vector<std::string> rev2(again_words.rbegin(), again_words.rend());
-    app2.parse(rev2);
-    auto t = cli::plan_run(again).settings;
-    EXPECT_EQ(suite::settings_key(t), suite::settings_key(s)) << suite::run_options(s);
-    EXPECT_EQ(t.sessions, 2u);
-    EXPECT_EQ(t.repeats, 3u);
-}
 
 // One run a side is not testable with a calibration or without: the
 // calibration plans instead, and says which it is (host, kernel, settings,

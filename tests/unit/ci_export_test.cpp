@@ -7,8 +7,6 @@
 #include <gtest/gtest.h>
 #include <regex>
 
-#include "cli/errors.h"
-#include "cli/kselftest.h"
 #include "report/exporter.h"
 #include "report/junit.h"
 #include "report/ktap.h"
@@ -295,36 +293,4 @@ TEST(OpenMetrics, RunInfoCarriesTheMicrocode) {
     r.env = {{"cpu.microcode", "0xa0011d5"}};
     auto out = report::openmetrics_exporter()->render(r);
     EXPECT_NE(out.find("microcode=\"0xa0011d5\"} 1\n"), std::string::npos) << out;
-}
-
-// --format ktap's exit status: kselftest's codes, and a skip only when what was asked for skipped.
-TEST(Kselftest, ExitStatusIsKselftests) {
-    EXPECT_EQ(cli::kselftest_status(0), 0);
-    EXPECT_EQ(cli::kselftest_status(1), 1);
-    EXPECT_EQ(cli::kselftest_status(2), 1);  // usage: kselftest would read XFAIL
-    EXPECT_EQ(cli::kselftest_status(3), 1);  // host error: kselftest would read XPASS
-    EXPECT_EQ(cli::kselftest_status(4), 4);
-    EXPECT_EQ(cli::kselftest_status(130), 130);
-    auto r = sample_report();  // baseline and cpuid ran
-    EXPECT_EQ(cli::skip_if_all_skipped(0, r), 0);
-    r.results.erase(r.results.begin() + 1);  // baseline, ipi skipped, vmcall hung
-    r.results.pop_back();
-    EXPECT_EQ(cli::skip_if_all_skipped(0, r), 4) << "the baseline's pass does not hide that ipi was skipped";
-    EXPECT_EQ(cli::skip_if_all_skipped(1, r), 1);
-    r.results.resize(1);
-    EXPECT_EQ(cli::skip_if_all_skipped(0, r), 0) << "the baseline alone decides when it is all there is";
-    report::Comparison c{suite::compare_saved({"a", "b"}, {{r}, {r}}), {}};
-    EXPECT_EQ(cli::skip_if_all_skipped(0, c), 0);
-}
-
-TEST(Kselftest, NoKvmIsASkipWithAPlanOfZero) {
-    testing::internal::CaptureStdout();
-    testing::internal::CaptureStderr();
-    int rc = cli::skip_without_kvm([]() -> int { throw cli::NoKvm("cannot open /dev/kvm: No such file"); })();
-    auto out = testing::internal::GetCapturedStdout();
-    auto err = testing::internal::GetCapturedStderr();
-    EXPECT_EQ(rc, 4);
-    EXPECT_EQ(out, "KTAP version 1\n1..0 # SKIP cannot open /dev/kvm: No such file\n");
-    EXPECT_NE(err.find("skipping"), std::string::npos);
-    EXPECT_THROW(cli::skip_without_kvm([]() -> int { throw cli::HostError("disk full"); })(), cli::HostError);
 }

@@ -1,22 +1,130 @@
-// The run-option table (cli/run_options.h) walked row by row: each row
-// parses, changes the plan, survives the words a calibration passes to its
-// child runs, the words a comparison's advice prints and the result JSON,
-// and every command that cannot honour it refuses it.
+// What the command line parses: values (durations, counts, CPU lists), the
+// run-option table row by row, and the recipes' configurations as `run`
+// parses them.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
-#include "cli/emulated.h"
-
 #include "cli/calibrate.h"
 #include "cli/compare.h"
+#include "cli/emulated.h"
+#include "cli/errors.h"
 #include "cli/help.h"
+#include "cli/parse.h"
+#include "cli/recipe.h"
 #include "cli/run.h"
+#include "lab/recipe_check.h"
 #include "result/json.h"
 #include "suite/calibration.h"
+#include "suite/registry.h"
+#include "sys/error.h"
 #include "tests/temp_dir.h"
 #include "tests/unit/sample_report.h"
 
+// Values: counts, durations, CPU lists.
+using namespace eb::cli;
+
+TEST(Parse, PositiveIntegers) {
+    EXPECT_EQ(parse_positive("--iterations", "64"), 64u);
+    for (const char* bad : {"0", "-1", "abc", "", "12x", "99999999999999999999999"})
+        EXPECT_THROW(parse_positive("--iterations", bad), eb::InputError) << bad;
+}
+
+TEST(Parse, CountsAreStrictAndRanged) {
+    EXPECT_EQ(parse_count("--vcpu", "0", 0, UINT32_MAX), 0u);
+    EXPECT_EQ(parse_count("--vcpu", "4294967295", 0, UINT32_MAX), 4294967295u);
+    for (const char* bad : {" -1", "-1", "+1", " 1", "1 ", "4294967296", "0x10", "1e3", "18446744073709551616"})
+        EXPECT_THROW(parse_count("--vcpu", bad, 0, UINT32_MAX), eb::InputError) << bad;
+    try {
+        parse_count("--repeats", "2000000", 1, 1u << 20);
+        FAIL();
+    } catch (const eb::InputError& e) {
+        EXPECT_STREQ(e.what(), "--repeats needs a whole number from 1 to 1048576, not '2000000'");
+    }
+}
+
+TEST(Parse, DurationsAreBounded) {
+    EXPECT_DOUBLE_EQ(parse_duration("--watchdog", "3600s", 3600), 3600);
+    EXPECT_DOUBLE_EQ(parse_duration("--watchdog", "1e3ms", 3600), 1);
+    EXPECT_DOUBLE_EQ(parse_duration("--watchdog", "1us", 3600), 1e-6);
+    for (const char* bad : {"1e10", "3601", "0.5us", " 5", "+5", "5 ms", "0x10", "infinity", "1e400", ".", "1e"})
+        EXPECT_THROW(parse_duration("--watchdog", bad, 3600), eb::InputError) << bad;
+    try {
+        parse_duration("--watchdog", "1e10", 3600, 1e-3);
+        FAIL();
+    } catch (const eb::InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("--watchdog needs a duration from 1ms to 3600s"), std::string::npos)
+            << e.what();
+    }
+}
+
+TEST(Parse, Durations) {
+    EXPECT_DOUBLE_EQ(parse_duration("--time-goal", "20ms"), 0.02);
+    EXPECT_DOUBLE_EQ(parse_duration("--time-goal", "2"), 2);
+    EXPECT_DOUBLE_EQ(parse_duration("--time-goal", "0.5s"), 0.5);
+    EXPECT_DOUBLE_EQ(parse_duration("--time-goal", "250us"), 250e-6);
+    for (const char* bad : {"0", "-3ms", "fast", "", "10min", "nan", "inf"})
+        EXPECT_THROW(parse_duration("--time-goal", bad), eb::InputError) << bad;
+}
+
+// Recipes: every configuration parses as run would.
+using namespace eb;
+
+TEST(Recipes, EverySeedExperimentIsShippedAndValid) {
+    std::vector<std::string> names;
+    for (const auto& r : cli::recipes()) {
+        names.push_back(r.name);
+        EXPECT_FALSE(r.question.empty()) << r.name;
+        // The seed's own figures, what it needs, and what is left to do by hand.
+        EXPECT_FALSE(r.figures.empty()) << r.name;
+        EXPECT_FALSE(r.needs.empty()) << r.name;
+        EXPECT_FALSE(r.manual.empty()) << r.name;
+        auto known = lab::known_needs();
+        for (const auto& n : r.needs) EXPECT_NE(std::find(known.begin(), known.end(), n), known.end()) << r.name << ": " << n;
+        for (const auto& t : r.tests) EXPECT_NE(suite::find_test(t), nullptr) << r.name << ": " << t;
+        // Each configuration's options must plan cleanly, as `recipe run` requires.
+        for (const auto& c : r.configs) {
+            cli::RunArgs a;
+            CLI::App parser;
+            cli::add_run_options(parser, a);
+            std::vector<std::string> argv(c.args.rbegin(), c.args.rend());
+            EXPECT_NO_THROW(parser.parse(argv)) << r.name << " / " << c.label;
+            a.tests = r.tests;
+            EXPECT_NO_THROW(cli::plan_run(a)) << r.name << " / " << c.label;
+        }
+    }
+    for (const char* want : {"bhi-spec-ctrl", "ipi-fastpath", "exiting-guest-mode", "efer-switch"})
+        EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
+}
+
+TEST(Recipes, SmpOfTheConfigurationsAndTheTests) {
+    cli::Recipe r;
+    r.tests = {"ipi"};  // its minimum is 2 vCPUs
+    r.configs = {{"a", {"--smp", "4"}}, {"b", {"--smp=20"}}};
+    EXPECT_EQ(cli::max_smp(r, ""), 20u);
+    r.configs.clear();
+    EXPECT_EQ(cli::max_smp(r, ""), 2u);
+    EXPECT_EQ(cli::max_smp(r, "8"), 8u);
+    // The seeds' experiments ask for what they ran with.
+    for (const auto& x : cli::recipes())
+        if (x.name == "exiting-guest-mode") {
+            EXPECT_EQ(cli::max_smp(x, ""), 20u);
+        }
+}
+
+TEST(Recipes, MalformedRecipeNamesItsFile) {
+    try {
+        cli::parse_recipe(R"({"name": "x", "tests": []})", "x.json");
+        FAIL();
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("recipe x.json"), std::string::npos);
+    }
+}
+
+// The run-option table (cli/run_options.h) walked row by row: each row
+// parses, changes the plan, survives the words a calibration passes to its
+// child runs, the words a comparison's advice prints and the result JSON,
+// and every command that cannot honour it refuses it.
 using namespace eb;
 
 namespace {
@@ -187,4 +295,29 @@ TEST(Emulated, GuestWordsDropWhatTheHostKeeps) {
     std::vector<std::string> recipe{"exitbench", "recipe", "run", "efer-switch", "--emulated", "--rounds", "4"};
     EXPECT_EQ(cli::guest_words(recipe, "recipe", false),
               (std::vector<std::string>{"recipe", "run", "efer-switch", "--rounds", "4"}));
+}
+
+// The calibration advice's run options, parsed back.
+// The advice's calibrate command carries the compared runs' options: parsed
+// back as `run` would, they give the same settings.
+TEST(Calibration, RunOptionsReproduceTheSettings) {
+    cli::RunArgs args;
+    CLI::App app;
+    cli::add_run_options(app, args);
+    std::vector<std::string> words{"-n", "200", "--sessions", "2", "-r", "3", "--smp", "2", "--pin", "0,1",
+                                   "--apic", "xapic", "--guest-msr", "spec_ctrl=0x401", "--guest-efer", "nx=off",
+                                   "--cpuid=-x2apic", "--no-baseline", "--warmup", "2"};
+    std::vector<std::string> rev(words.rbegin(), words.rend());
+    app.parse(rev);
+    auto s = cli::plan_run(args).settings;
+    auto again_words = cli::split_args(suite::run_options(s));
+    cli::RunArgs again;
+    CLI::App app2;
+    cli::add_run_options(app2, again);
+    std::vector<std::string> rev2(again_words.rbegin(), again_words.rend());
+    app2.parse(rev2);
+    auto t = cli::plan_run(again).settings;
+    EXPECT_EQ(suite::settings_key(t), suite::settings_key(s)) << suite::run_options(s);
+    EXPECT_EQ(t.sessions, 2u);
+    EXPECT_EQ(t.repeats, 3u);
 }
