@@ -1,30 +1,25 @@
 // `exitbench env`: the host facts a result records.
 #include <algorithm>
 #include <fmt/format.h>
-#include <optional>
 
 #include "cli/app.h"
 #include "cli/command.h"
-#include "env/host_env.h"
-#include "suite/runner.h"
-#include "vmm/boot.h"
+#include "cli/emit.h"
+#include "lab/host_probe.h"
 
 namespace eb::cli {
 
 namespace {
 
 int print_env(const std::string& device) {
-    std::optional<uint64_t> khz;
-    try {
-        auto sys = kvm::System::open(device);
-        khz = suite::probe_context(sys).tsc_khz;
-    } catch (const std::exception& e) {
-        fmt::print(stderr, "exitbench: warning: {}; KVM facts are missing\n", e.what());
-    }
-    auto facts = env::capture(vmm::probe_host(khz));
+    std::string missing;
+    auto facts = lab::host_facts(device, missing);
+    if (!missing.empty()) fmt::print(stderr, "exitbench: warning: {}; KVM facts are missing\n", missing);
     size_t w = 0;
     for (const auto& [k, v] : facts) w = std::max(w, k.size());
-    for (const auto& [k, v] : facts) fmt::print("{:<{}}  {}\n", k, w, v);
+    std::string out;
+    for (const auto& [k, v] : facts) out += fmt::format("{:<{}}  {}\n", k, w, v);
+    write_stdout(out);
     return kOk;
 }
 

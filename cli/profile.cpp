@@ -23,7 +23,6 @@
 #include "profile/record.h"
 #include "report/profile_text.h"
 #include "report/sanitize.h"
-#include "vmm/host.h"
 
 namespace eb::cli {
 
@@ -135,10 +134,7 @@ int cmd_record(const ProfileArgs& a, const std::atomic<bool>& interrupt) {
     if (!a.duration.empty()) o.duration_s = parse_duration("--duration", a.duration);
     o.buffer_kb = static_cast<uint32_t>(parse_count("--buffer-kb", a.buffer_kb, 1, kMaxBufferKb));
     require_writable(a.out);
-    auto host = vmm::probe_host(std::nullopt);
-    o.isa = vmm::exit_isa(host.backend);
-    o.backend = host.backend_module;
-    o.cpu_model = host.cpu_model;
+    lab::stamp_host(o);
     if (!a.command.empty()) {
         auto rec = lab::record_command(a.command, o, interrupt);
         fmt::print("recorded {} events into {} while '{}' ran ({}); lost {}\n", rec.result.events, o.out,

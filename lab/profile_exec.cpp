@@ -14,6 +14,7 @@
 #include "sys/error.h"
 #include "sys/fd.h"
 #include "sys/io.h"
+#include "vmm/host.h"
 
 namespace eb::lab {
 
@@ -111,6 +112,13 @@ CommandRecording record_command(const std::vector<std::string>& command, profile
     reap(0);
     if (exec_errno) throw HostError(fmt::format("cannot run '{}': {}", command[0], std::strerror(exec_errno)));
     return {r, describe(status)};
+}
+
+void stamp_host(profile::RecordOptions& o) {
+    auto host = vmm::probe_host(std::nullopt);
+    o.isa = vmm::exit_isa(host.backend);
+    o.backend = host.backend_module;
+    o.cpu_model = host.cpu_model;
 }
 
 } // namespace eb::lab

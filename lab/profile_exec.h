@@ -19,6 +19,10 @@ struct CommandRecording {
 // `interrupt` is set (then the command is stopped too). Throws InputError
 // when the command cannot be found, HostError when the host cannot record or
 // the command cannot be started.
+// What a trace records of the host it was taken on: the exit ISA (VMX or
+// SVM), the KVM module and the CPU model.
+void stamp_host(profile::RecordOptions& o);
+
 CommandRecording record_command(const std::vector<std::string>& command, profile::RecordOptions o,
                                 const std::atomic<bool>& interrupt);
 
