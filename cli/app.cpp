@@ -19,7 +19,7 @@
 #include "lab/emulated.h"
 #include "lab/suggest.h"
 #include "lab/version.h"
-#include "profile/record.h"
+#include "lab/profile_session.h"
 #include "report/exporter.h"
 #include "report/sanitize.h"
 #include "sys/error.h"
@@ -44,7 +44,7 @@ void on_stop_signal(int sig) {
         g_interrupted.store(true);
         return;
     }
-    if (!profile::instance_active()) _exit(128 + sig);
+    if (!lab::tracing_active()) _exit(128 + sig);
     static const char msg[] = "exitbench: stopping: removing the ftrace instance first "
                               "(SIGKILL would leave it behind until the next run)\n";
     ssize_t n = write(STDERR_FILENO, msg, sizeof msg - 1);

@@ -16,6 +16,10 @@
 
 namespace eb::lab {
 
+// Whether this process still holds an ftrace instance to remove: a second
+// stop signal must not end it before that. Async-signal-safe.
+inline bool tracing_active() { return profile::instance_active(); }
+
 // A temporary trace file, named so that one left by SIGKILL is removed by a
 // later run. Throws HostError.
 std::string make_temp_trace();
