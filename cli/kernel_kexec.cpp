@@ -48,7 +48,6 @@ void say(const std::string& text) {
     write_stdout(out);
 }
 
-std::string side_letter(int side) { return side ? "B" : "A"; }
 
 void print_status(const lab::KexecPlan& p, const std::string& state) {
     auto s = lab::plan_status(p);

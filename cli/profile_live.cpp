@@ -45,7 +45,9 @@ void print_table(const profile::Report& rep, double elapsed, double interval, bo
 
 int cmd_profile_live(const ProfileArgs& a, const profile::Options& opt, const std::atomic<bool>& interrupt) {
     if (a.pids.empty() && !a.all) throw UsageError("say which processes: -p PID (repeatable) or -a");
-    lab::LiveSpec spec{a.pids, a.all};
+    lab::LiveSpec spec;
+    spec.pids = a.pids;
+    spec.all = a.all;
     // Refreshes faster than the 50 ms poll make no sense; slower than an hour is no live view.
     spec.interval_s = a.interval.empty() ? 1.0 : parse_duration("--delay", a.interval, 3600, 0.05);
     spec.slower_than_us = a.than.empty() ? -1 : parse_duration("--than", a.than + "us", 1.0) * 1e6;

@@ -5,7 +5,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <map>
 #include <set>
@@ -13,9 +12,6 @@
 #include <sstream>
 #include <stdexcept>
 #include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <thread>
 #include <unistd.h>
 
 #include "history/store.h"
@@ -24,8 +20,8 @@
 #include "stats/nested.h"
 #include "sys/error.h"
 #include "sys/fd.h"
+#include "sys/process.h"
 
-extern char** environ;
 
 namespace eb::lab {
 
@@ -42,41 +38,20 @@ sys::Fd result_memfd(size_t k) {
 
 // Runs `words` with stdout on /dev/null (the table is not wanted; stderr
 // stays the user's) and `result` as its fd 3; returns its exit status and
-// wall seconds. The child gets SIGTERM if calibrate dies (PR_SET_PDEATHSIG:
-// a SIGKILL'd calibrate leaves no run behind), and a stop request here is
-// passed on to it at once rather than waited out.
+// wall seconds. It stays in calibrate's group, so a terminal's Ctrl-C reaches
+// it too; it gets SIGTERM if calibrate dies (a SIGKILL'd calibrate leaves no
+// run behind), and a stop request here is passed on to it at once.
 std::pair<int, double> run_child(const std::string& exe, const std::vector<std::string>& words, int result,
                                  const std::atomic<bool>& interrupt) {
-    std::vector<std::string> copy = words;
-    std::vector<char*> argv;
-    for (auto& w : copy) argv.push_back(w.data());
-    argv.push_back(nullptr);
-    sys::Fd null(::open("/dev/null", O_WRONLY | O_CLOEXEC));
-    if (!null.valid()) throw HostError(fmt::format("cannot open /dev/null: {}", std::strerror(errno)));
-    pid_t parent = ::getpid();
+    sys::Spawn s{words, "/dev/null", "/dev/null", sys::kInherit};
+    s.program = exe;
+    s.fd3 = result;
+    s.own_group = false;
+    s.death_signal = SIGTERM;
     auto t0 = std::chrono::steady_clock::now();
-    pid_t pid = ::fork();
-    if (pid < 0) throw HostError(fmt::format("cannot start {}: {}", exe, std::strerror(errno)));
-    if (pid == 0) {  // only async-signal-safe calls until exec
-        ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-        if (::getppid() != parent) ::_exit(130);  // calibrate died before the prctl
-        if (::dup2(null.get(), STDOUT_FILENO) < 0) ::_exit(127);
-        // dup2 onto itself keeps close-on-exec: cleared by hand when the memfd is fd 3 already.
-        if (result == 3 ? ::fcntl(3, F_SETFD, 0) < 0 : ::dup2(result, 3) < 0) ::_exit(127);
-        ::execve(exe.c_str(), argv.data(), environ);
-        ::_exit(127);
-    }
-    int status = 0;
-    bool passed_on = false;
-    for (;;) {
-        pid_t r = ::waitpid(pid, &status, WNOHANG);
-        if (r == pid) break;
-        if (r < 0 && errno != EINTR) throw HostError(fmt::format("waiting for a calibration run: {}", std::strerror(errno)));
-        if (interrupt.load() && !passed_on) passed_on = ::kill(pid, SIGTERM) == 0;
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
+    sys::ProcessEnd end = sys::Process(s).wait(0, &interrupt);
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), wall};
+    return {end.signal ? 128 + end.signal : end.code, wall};
 }
 
 suite::RunReport read_run(int fd, size_t k) {

@@ -14,15 +14,15 @@ struct CommandRecording {
     std::string status;  // how the command ended: "exit status 0", "killed by signal 15"
 };
 
+// What a trace records of the host it was taken on: the exit ISA (VMX or
+// SVM), the KVM module and the CPU model.
+void stamp_host(profile::RecordOptions& o);
+
 // Starts COMMAND held until tracing is on, records its process and every
 // process it forks (every process with o.all), and stops when it exits or
 // `interrupt` is set (then the command is stopped too). Throws InputError
 // when the command cannot be found, HostError when the host cannot record or
 // the command cannot be started.
-// What a trace records of the host it was taken on: the exit ISA (VMX or
-// SVM), the KVM module and the CPU model.
-void stamp_host(profile::RecordOptions& o);
-
 CommandRecording record_command(const std::vector<std::string>& command, profile::RecordOptions o,
                                 const std::atomic<bool>& interrupt);
 

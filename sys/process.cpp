@@ -31,70 +31,154 @@ void sleep_ms(long ms) {
 }
 
 // In the child: only async-signal-safe calls until exec.
-[[noreturn]] void exec_child(const Spawn& s, char* const* argv, pid_t parent) {
-    setpgid(0, 0);
+[[noreturn]] void exec_child(const Spawn& s, char* const* argv, pid_t parent, const int (&go)[2],
+                             const int (&exec_err)[2]) {
+    // The parent's ends: a go pipe still open here would never see EOF.
+    if (go[1] >= 0) close(go[1]);
+    close(exec_err[0]);
     // Its own group keeps a terminal's Ctrl-C away from it; should exitbench
-    // die without killing it (a second Ctrl-C, SIGKILL), it dies too.
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    // die without ending it (a second Ctrl-C, SIGKILL), it gets death_signal.
+    if (s.own_group) setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, s.death_signal);
     if (getppid() != parent) _exit(126);
+    if (go[0] >= 0) {
+        char c = 0;
+        ssize_t n;
+        while ((n = read(go[0], &c, 1)) < 0 && errno == EINTR) {}
+        if (n != 1) _exit(126);  // EOF: the caller gave up before it began
+    }
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXFSZ}) signal(sig, SIG_DFL);
-    int in = open(s.stdin_path.c_str(), O_RDONLY | O_CLOEXEC);
-    int out = open(s.stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    int err = open(s.stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    auto redirect = [](const std::string& path, int flags, int to) {
+        if (path == kInherit) return true;
+        int fd = open(path.c_str(), flags | O_CLOEXEC, 0600);
+        return fd >= 0 && dup2(fd, to) >= 0;
+    };
+    if (!redirect(s.stdin_path, O_RDONLY, 0) || !redirect(s.stdout_path, O_WRONLY | O_CREAT | O_TRUNC, 1) ||
+        !redirect(s.stderr_path, O_WRONLY | O_CREAT | O_TRUNC, 2))
+        _exit(126);
+    // dup2 onto itself keeps close-on-exec: cleared by hand when it is fd 3 already.
+    if (s.fd3 >= 0 && (s.fd3 == 3 ? fcntl(3, F_SETFD, 0) < 0 : dup2(s.fd3, 3) < 0)) _exit(126);
     if (!s.cwd.empty() && chdir(s.cwd.c_str()) != 0) _exit(126);
-    if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) _exit(126);
-    execvp(argv[0], argv);
+    execvp(s.program.empty() ? argv[0] : s.program.c_str(), argv);
+    int e = errno;
+    (void)!write(exec_err[1], &e, sizeof e);
     _exit(127);
 }
 
-// Ends the group: SIGTERM, then SIGKILL when it has not gone after 2 s.
-int kill_group(pid_t pid) {
-    kill(-pid, SIGTERM);
-    int status = 0;
-    for (int i = 0; i < 40; ++i) {
-        if (waitpid(pid, &status, WNOHANG) == pid) return status;
-        sleep_ms(50);
-    }
-    kill(-pid, SIGKILL);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-    return status;
+void close_fd(int& fd) {
+    if (fd >= 0) close(fd);
+    fd = -1;
 }
 
 } // namespace
 
-ProcessEnd run_process(const Spawn& s, double timeout_s, const std::atomic<bool>* interrupt) {
-    if (s.argv.empty()) throw std::invalid_argument("run_process: no argv");
+Process::Process(const Spawn& s) : own_group_(s.own_group) {
+    if (s.argv.empty()) throw std::invalid_argument("Process: no argv");
     std::vector<std::string> words = s.argv;
     std::vector<char*> argv;
     for (auto& w : words) argv.push_back(w.data());
     argv.push_back(nullptr);
-    pid_t self = getpid();
-    pid_t pid = fork();
-    if (pid < 0) throw HostError(std::string("cannot start ") + s.argv[0] + ": " + std::strerror(errno));
-    if (pid == 0) exec_child(s, argv.data(), self);
-    setpgid(pid, pid);  // both sides set it: no window where a kill misses the group
-    ProcessEnd end;
-    double deadline = timeout_s > 0 ? now_s() + timeout_s : 0;
-    int status = 0;
-    for (;;) {
-        pid_t r = waitpid(pid, &status, WNOHANG);
-        if (r == pid) break;
-        if (r < 0 && errno != EINTR) throw HostError(std::string("waitpid: ") + std::strerror(errno));
-        end.interrupted = interrupt && interrupt->load();
-        end.timed_out = !end.interrupted && deadline > 0 && now_s() > deadline;
-        if (end.interrupted || end.timed_out) {
-            status = kill_group(pid);
-            break;
-        }
-        sleep_ms(50);
+    int go[2] = {-1, -1}, err[2] = {-1, -1};
+    if ((s.held && pipe2(go, O_CLOEXEC) != 0) || pipe2(err, O_CLOEXEC) != 0) {
+        int e = errno;
+        for (int fd : {go[0], go[1], err[0], err[1]}) if (fd >= 0) close(fd);
+        throw HostError(std::string("cannot create a pipe for ") + s.argv[0] + ": " + std::strerror(e));
     }
-    kill(-pid, SIGKILL);  // whatever the child left in its group
+    pid_t self = getpid();
+    pid_ = fork();
+    if (pid_ == 0) exec_child(s, argv.data(), self, go, err);
+    int e = errno;
+    for (int fd : {go[0], err[1]}) if (fd >= 0) close(fd);
+    go_ = go[1];
+    exec_err_ = err[0];
+    if (pid_ < 0) {
+        close_fd(go_);
+        close_fd(exec_err_);
+        throw HostError(std::string("cannot start ") + s.argv[0] + ": " + std::strerror(e));
+    }
+    if (own_group_) setpgid(pid_, pid_);  // both sides set it: no window where a kill misses the group
+}
+
+Process::~Process() {
+    if (pid_ > 0 && !end_) {
+        if (go_ >= 0) {  // never released: it exits at EOF, and is reaped
+            close_fd(go_);
+            wait(5, nullptr);
+        } else {
+            terminate();
+        }
+    }
+    close_fd(go_);
+    close_fd(exec_err_);
+}
+
+int Process::release() {
+    if (go_ < 0) return 0;
+    (void)!write(go_, "g", 1);
+    close_fd(go_);
+    int e = 0;
+    ssize_t n;
+    while ((n = read(exec_err_, &e, sizeof e)) < 0 && errno == EINTR) {}
+    close_fd(exec_err_);
+    return n == sizeof e ? e : 0;
+}
+
+ProcessEnd Process::finish(int status) {
+    if (own_group_) kill(-pid_, SIGKILL);  // whatever the child left in its group
+    ProcessEnd end;
     if (WIFEXITED(status)) end.code = WEXITSTATUS(status);
     if (WIFSIGNALED(status)) end.signal = WTERMSIG(status);
+    end_ = end;
     return end;
+}
+
+std::optional<ProcessEnd> Process::poll() {
+    if (end_) return end_;
+    int status = 0;
+    pid_t r = waitpid(pid_, &status, WNOHANG);
+    if (r == pid_) return finish(status);
+    if (r < 0 && errno != EINTR) throw HostError(std::string("waitpid: ") + std::strerror(errno));
+    return std::nullopt;
+}
+
+ProcessEnd Process::terminate() {
+    if (end_) return *end_;
+    pid_t target = own_group_ ? -pid_ : pid_;
+    kill(target, SIGTERM);
+    int status = 0;
+    for (int i = 0; i < 100; ++i) {
+        if (waitpid(pid_, &status, WNOHANG) == pid_) return finish(status);
+        sleep_ms(20);
+    }
+    kill(target, SIGKILL);
+    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {}
+    return finish(status);
+}
+
+ProcessEnd Process::wait(double timeout_s, const std::atomic<bool>* interrupt) {
+    double deadline = timeout_s > 0 ? now_s() + timeout_s : 0;
+    for (;;) {
+        if (auto end = poll()) return *end;
+        bool interrupted = interrupt && interrupt->load();
+        bool timed_out = !interrupted && deadline > 0 && now_s() > deadline;
+        if (interrupted || timed_out) {
+            ProcessEnd end = terminate();
+            end.interrupted = interrupted;
+            end.timed_out = timed_out;
+            end_ = end;
+            return end;
+        }
+        sleep_ms(20);
+    }
+}
+
+ProcessEnd run_process(const Spawn& s, double timeout_s, const std::atomic<bool>* interrupt) {
+    if (s.argv.empty()) throw std::invalid_argument("run_process: no argv");
+    Process p(s);
+    return p.wait(timeout_s, interrupt);
 }
 
 std::string capture(const std::vector<std::string>& argv, double timeout_s) {

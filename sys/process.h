@@ -1,14 +1,19 @@
 // Child processes and scratch directories for the use cases that drive other
-// programs (QEMU, ldd, xz): each child runs in its own process group, so a
-// timeout or an interrupt ends it and everything it started, and nothing is
-// left behind when the caller returns.
+// programs (QEMU, kexec, perf, ldd, xz, exitbench itself): the one way the
+// project starts a process. argv, never a shell. By default each child runs in
+// its own process group, so a timeout or an interrupt ends it and everything it
+// started, and nothing is left behind when the caller returns.
 #pragma once
 #include <atomic>
+#include <csignal>
 #include <optional>
+#include <sys/types.h>
 #include <string>
 #include <vector>
 
 namespace eb::sys {
+
+inline const std::string kInherit = "-";  // as a Spawn path: the caller's own stream
 
 struct Spawn {
     std::vector<std::string> argv;  // argv[0] is looked up in PATH
@@ -16,6 +21,13 @@ struct Spawn {
     std::string stdout_path = "/dev/null";  // truncated and written
     std::string stderr_path = "/dev/null";
     std::string cwd = {};  // the child's working directory; empty: the caller's
+    std::string program = {};  // what is exec'd, argv[0] kept as given; empty: argv[0] in PATH
+    int fd3 = -1;          // given to the child as its fd 3 (a result channel); -1: none
+    // false: it stays in the caller's group, so a terminal's Ctrl-C reaches
+    // it as it reaches the caller (a profiled command, a calibration run).
+    bool own_group = true;
+    int death_signal = SIGKILL;  // what it gets when the caller dies
+    bool held = false;           // it waits for Process::release() before exec
 };
 
 struct ProcessEnd {
@@ -24,6 +36,33 @@ struct ProcessEnd {
     int code = -1;             // exit status when it exited; -1 when a signal ended it
     int signal = 0;            // the signal that ended it, or 0
     bool ok() const { return !timed_out && !interrupted && code == 0; }
+};
+
+// One started child. Destroying it ends it (its group, when it has one) and
+// reaps it, so an exception never leaves a process behind.
+class Process {
+public:
+    explicit Process(const Spawn& s);  // HostError when it cannot fork
+    ~Process();
+    Process(const Process&) = delete;
+    Process& operator=(const Process&) = delete;
+
+    pid_t pid() const { return pid_; }
+    // A held child execs now. Returns exec's errno, 0 once exec succeeded.
+    int release();
+    std::optional<ProcessEnd> poll();  // its end once it has ended; never blocks
+    // Waits for its end, polling `interrupt` (may be null) and the timeout
+    // (0: none) every 20 ms; either ends it (SIGTERM, SIGKILL after 2 s).
+    ProcessEnd wait(double timeout_s, const std::atomic<bool>* interrupt);
+    ProcessEnd terminate();  // ends it now, as a timeout would
+
+private:
+    ProcessEnd finish(int status);
+    pid_t pid_ = -1;
+    bool own_group_ = true;
+    int go_ = -1;        // held: a byte lets it exec, EOF makes it exit 126
+    int exec_err_ = -1;  // exec's errno, or EOF once exec succeeded
+    std::optional<ProcessEnd> end_;
 };
 
 // Runs `s` to its end, polling `interrupt` (may be null) and the timeout
