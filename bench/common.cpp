@@ -4,6 +4,9 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <sstream>
+
+#include "sys/process.h"
 
 namespace eb::bench {
 
@@ -17,12 +20,22 @@ Scratch::~Scratch() {
     if (ok()) std::filesystem::remove_all(dir_, ec);
 }
 
-Command run_quiet(const std::string& cmd) {
+Command run_quiet(const std::vector<std::string>& argv, const std::string& cwd) {
     Command c;
+    sys::Spawn s{argv};
+    s.cwd = cwd;
     auto t0 = Clock::now();
-    c.status = std::system((cmd + " >/dev/null 2>&1").c_str());
+    auto end = sys::run_process(s, 0, nullptr);
     c.wall_s = ms_since(t0) / 1e3;
+    c.status = end.signal ? 128 + end.signal : end.code;
     return c;
+}
+
+std::vector<std::string> words(const std::string& s) {
+    std::vector<std::string> out;
+    std::istringstream in(s);
+    for (std::string w; in >> w;) out.push_back(w);
+    return out;
 }
 
 std::optional<nlohmann::json> read_json(const std::string& path, std::string& why) {

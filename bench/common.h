@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace eb::bench {
 
@@ -31,10 +32,13 @@ private:
 
 // One shell command, its output discarded; its status and wall time.
 struct Command {
-    int status = -1;  // std::system's; 0 when it succeeded
+    int status = -1;  // its exit status, 128 + the signal that ended it; 0 when it succeeded
     double wall_s = 0;
 };
-Command run_quiet(const std::string& cmd);
+// Runs argv (no shell) with its output discarded, in `cwd` when given.
+Command run_quiet(const std::vector<std::string>& argv, const std::string& cwd = {});
+// Fixed benchmark arguments written as one string, split at spaces.
+std::vector<std::string> words(const std::string& s);
 
 // The JSON document at `path`, or nullopt (with `why` set) when it is missing or unreadable.
 std::optional<nlohmann::json> read_json(const std::string& path, std::string& why);

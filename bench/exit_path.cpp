@@ -24,8 +24,11 @@ std::map<std::string, double> vmm_handling(const std::string& exitbench) {
     if (!dir.ok()) return p50;
     const std::pair<const char*, const char*> kinds[] = {
         {"pio", "inl_from_qemu"}, {"mmio", "mmio_from_user"}, {"msr", "rdmsr_to_user"}};
-    auto c = run_quiet(fmt::format("{} run inl_from_qemu mmio_from_user rdmsr_to_user --sessions 1 -r 10 -n 2048 "
-                                   "--no-save --no-trace-verify --json {}", exitbench, dir.file("vmm.json")));
+    auto argv = words("run inl_from_qemu mmio_from_user rdmsr_to_user --sessions 1 -r 10 -n 2048 --no-save "
+                      "--no-trace-verify --json");
+    argv.insert(argv.begin(), exitbench);
+    argv.push_back(dir.file("vmm.json"));
+    auto c = run_quiet(argv);
     fmt::print("VMM handling per userspace exit, cycles (host TSC, KVM_RUN return -> next KVM_RUN; 10 batches of "
                "2048), {}:\n", exitbench);
     std::string why;

@@ -14,9 +14,9 @@ namespace eb::bench {
 namespace {
 
 // The median wall time of `cmd` over `n` invocations, in milliseconds.
-double median_ms(const std::string& cmd, int n) {
+double median_ms(const std::vector<std::string>& argv, int n) {
     std::vector<double> ms;
-    for (int i = 0; i < n; ++i) ms.push_back(run_quiet(cmd).wall_s * 1e3);
+    for (int i = 0; i < n; ++i) ms.push_back(run_quiet(argv).wall_s * 1e3);
     return stats::median(ms);
 }
 
@@ -25,7 +25,7 @@ double median_ms(const std::string& cmd, int n) {
 void section_refuse(const std::string& exitbench) {
     constexpr int kN = 40;
     fmt::print("a refused argument, wall time per invocation (ms), median of {} each; the floor is --version:\n", kN);
-    double floor = median_ms(exitbench + " --version", kN);
+    double floor = median_ms({exitbench, "--version"}, kN);
     const std::vector<std::pair<std::string, std::string>> cases = {
         {"run --iterations -1", "--device /dev/null run --iterations -1"},
         {"compare --fail-if-slower x", "--device /dev/null compare --fail-if-slower x"},
@@ -34,7 +34,9 @@ void section_refuse(const std::string& exitbench) {
     };
     double worst = 0;
     for (const auto& [label, args] : cases) {
-        double ms = median_ms(exitbench + " " + args, kN);
+        auto argv = words(args);
+        argv.insert(argv.begin(), exitbench);
+        double ms = median_ms(argv, kN);
         worst = std::max(worst, ms / floor);
         print_ratio(label, ms, floor, "ms");
     }

@@ -44,7 +44,10 @@ SuiteRun run_suite(const std::string& exitbench, const std::string& args) {
     SuiteRun out;
     Scratch dir;
     // Not saved: a benchmark must not fill the user's history with its runs.
-    auto c = run_quiet(fmt::format("{} run {} --no-save --json {}", exitbench, args, dir.file("run.json")));
+    auto argv = words(args);
+    argv.insert(argv.begin(), {exitbench, "run"});
+    argv.insert(argv.end(), {"--no-save", "--json", dir.file("run.json")});
+    auto c = run_quiet(argv);
     out.wall_s = c.wall_s;
     auto doc = read_json(dir.file("run.json"), out.why);
     if (!doc) return out;
@@ -131,7 +134,7 @@ void section_kut(const std::string& exitbench, const std::string& kut_dir) {
                       "<= 0.05x run_tests.sh -g vmexit");
         return;
     }
-    auto peer = run_quiet(fmt::format("cd '{}' && ./run_tests.sh -g vmexit", kut_dir));
+    auto peer = run_quiet({"./run_tests.sh", "-g", "vmexit"}, kut_dir);
     fmt::print("  run_tests.sh -g vmexit in {}: {:.2f} s (status {})\n", kut_dir, peer.wall_s, peer.status);
     if (!ours) return print_verdict("vmexit group", false, "no figure", "<= 0.05x run_tests.sh -g vmexit");
     print_ratio("the 12 tests vs run_tests.sh -g vmexit", *ours, peer.wall_s, "s");
@@ -148,8 +151,8 @@ void section_ab(const std::string& exitbench) {
     for (const char* test : {"cpuid", "inl_from_qemu"})
         for (double pct : {3.0, 1.0}) {
             Scratch dir;
-            auto c = run_quiet(fmt::format("{} compare {} --a '' --b '' --time-budget 120s --precision {} --json {}",
-                                           exitbench, test, pct, dir.file("ab.json")));
+            auto c = run_quiet({exitbench, "compare", test, "--a", "", "--b", "", "--time-budget", "120s",
+                                "--precision", fmt::format("{}", pct), "--json", dir.file("ab.json")});
             std::string why;
             auto doc = read_json(dir.file("ab.json"), why);
             double half = -1, detectable = -1;

@@ -1,5 +1,6 @@
 #include "sys/process.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -159,8 +160,16 @@ ProcessEnd Process::terminate() {
 }
 
 ProcessEnd Process::wait(double timeout_s, const std::atomic<bool>* interrupt) {
+    if (timeout_s <= 0 && !interrupt && !end_) {  // nothing to watch: block, so its end is seen at once
+        int status = 0;
+        pid_t r;
+        while ((r = waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {}
+        if (r == pid_) return finish(status);
+        throw HostError(std::string("waitpid: ") + std::strerror(errno));
+    }
     double deadline = timeout_s > 0 ? now_s() + timeout_s : 0;
-    for (;;) {
+    // 1 ms, doubling to 20: a short child is not charged a whole poll.
+    for (long ms = 1;; ms = std::min(ms * 2, 20L)) {
         if (auto end = poll()) return *end;
         bool interrupted = interrupt && interrupt->load();
         bool timed_out = !interrupted && deadline > 0 && now_s() > deadline;
@@ -171,7 +180,7 @@ ProcessEnd Process::wait(double timeout_s, const std::atomic<bool>* interrupt) {
             end_ = end;
             return end;
         }
-        sleep_ms(20);
+        sleep_ms(ms);
     }
 }
 

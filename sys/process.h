@@ -52,7 +52,8 @@ public:
     int release();
     std::optional<ProcessEnd> poll();  // its end once it has ended; never blocks
     // Waits for its end, polling `interrupt` (may be null) and the timeout
-    // (0: none) every 20 ms; either ends it (SIGTERM, SIGKILL after 2 s).
+    // (0: none) every 1 to 20 ms; either ends it (SIGTERM, SIGKILL after 2 s).
+    // With neither, it blocks in waitpid.
     ProcessEnd wait(double timeout_s, const std::atomic<bool>* interrupt);
     ProcessEnd terminate();  // ends it now, as a timeout would
 
@@ -65,9 +66,8 @@ private:
     std::optional<ProcessEnd> end_;
 };
 
-// Runs `s` to its end, polling `interrupt` (may be null) and the timeout
-// (0: none) every 50 ms; either kills its process group (SIGTERM, then
-// SIGKILL after 2 s). Throws HostError when it cannot start: exec failure
+// Runs `s` to its end, as Process::wait does (a timeout or an interrupt ends
+// it and its group: SIGTERM, then SIGKILL after 2 s). Throws HostError when it cannot start: exec failure
 // shows as exit status 127, like a shell's.
 ProcessEnd run_process(const Spawn& s, double timeout_s, const std::atomic<bool>* interrupt);
 
