@@ -120,10 +120,7 @@ int cmd_boot(const BootArgs& a, const std::atomic<bool>& interrupt) {
     // Read here, as run does: a failure that is a known limit of how the
     // exits ran (QEMU TCG's gaps, for an emulated boot) is expected.
     const auto& rep = *o.report;
-    bool failed = std::any_of(rep.results.begin(), rep.results.end(), [&](const suite::TestResult& t) {
-        return suite::is_failure(t.status) && !suite::expected_failure(rep, t);
-    });
-    return rep.interrupted ? kInterrupted : failed ? kTestFailed : kOk;
+    return rep.interrupted ? kInterrupted : suite::has_unexpected_failure(rep) ? kTestFailed : kOk;
 }
 
 namespace {

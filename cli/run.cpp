@@ -203,10 +203,7 @@ int cmd_run(const std::string& device, const RunArgs& a, const HostProfileArgs& 
                             profiler.get());
 
     int rc = rep.interrupted ? kInterrupted : kOk;
-    if (rc == kOk && std::any_of(rep.results.begin(), rep.results.end(), [&](const auto& r) {
-            return suite::is_failure(r.status) && !suite::expected_failure(rep, r);
-        }))
-        rc = kTestFailed;
+    if (rc == kOk && suite::has_unexpected_failure(rep)) rc = kTestFailed;
     // An interrupted run is partial: it would mislead a later comparison.
     std::vector<ToSave> saves;
     if (!a.no_save && !rep.interrupted) saves.push_back({&rep, a.label, a.note});

@@ -1,9 +1,9 @@
 #include "suite/registry.h"
 
+#include <algorithm>
+
 #include "guest/abi.h"
 #include "guest/bodies/self_ipi_family.h"
-
-#include <algorithm>
 
 namespace eb::suite {
 
@@ -310,6 +310,11 @@ std::optional<std::string> expected_failure(const RunReport& r, const TestResult
     if (t.status == Status::Hung && (t.name.ends_with("sti_hlt") || t.name == "hlt_wake"))
         return "under QEMU's TCG a sti;hlt wake is lost now and then, and the watchdog ends the test (emulated)";
     return std::nullopt;
+}
+
+bool has_unexpected_failure(const RunReport& r) {
+    return std::any_of(r.results.begin(), r.results.end(),
+                       [&](const TestResult& t) { return is_failure(t.status) && !expected_failure(r, t); });
 }
 
 } // namespace eb::suite

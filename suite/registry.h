@@ -21,5 +21,8 @@ std::optional<std::string> expected_failure(vmm::Backend backend, const TestResu
 // also TCG's own known gaps: it does not intercept XSETBV, and now and then
 // loses a sti;hlt wake (the watchdog then calls the test hung).
 std::optional<std::string> expected_failure(const RunReport& r, const TestResult& t);
+// Whether a test of `r` failed for a reason the registry does not expect: a
+// run's (and an emulated boot's) "a test failed" exit.
+bool has_unexpected_failure(const RunReport& r);
 
 } // namespace eb::suite

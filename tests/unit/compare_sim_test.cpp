@@ -261,7 +261,9 @@ TEST_P(Simulated, VerdictsGateAndCoverage) {
     EXPECT_GE(null.covered, 0.93 - 3 * se95) << "coverage; Monte Carlo SE " << se95;
     EXPECT_LE(null.covered, 0.97 + 3 * se95) << "coverage; Monte Carlo SE " << se95;
     if (!at_det) return;
-    if (d.detectable_bounded) EXPECT_GE(det.verdicts, 0.80 - 3 * se80) << "power at the printed detectable; Monte Carlo SE " << se80;
+    if (d.detectable_bounded) {
+        EXPECT_GE(det.verdicts, 0.80 - 3 * se80) << "power at the printed detectable; Monte Carlo SE " << se80;
+    }
     EXPECT_GE(det.covered, 0.93 - 3 * se95) << "coverage at it; Monte Carlo SE " << se95;
     EXPECT_LE(det.covered, 0.97 + 3 * se95) << "coverage at it; Monte Carlo SE " << se95;
 }
