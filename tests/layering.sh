@@ -35,4 +35,11 @@ for dir in "${!may[@]}"; do
         bad=1
     done < <(grep -rnE '^#include "[a-z_]+/' "$dir" --include='*.cpp' --include='*.h' --include='*.S' || true)
 done
+# One way to start a program: sys/process.h. Elsewhere a fork or exec would
+# skip its process group, its timeouts and its reaping.
+while IFS=: read -r file line _; do
+    echo "layering: $file:$line starts a process itself; use sys/process.h (sys::Process, run_process)" >&2
+    bad=1
+done < <(grep -rnE '(^|[^A-Za-z0-9_.>])(fork|vfork|execv|execvp|execve|execl|execlp|posix_spawnp?|popen|system)[[:space:]]*\(' \
+             "${!may[@]}" bench --include='*.cpp' --include='*.h' 2>/dev/null | grep -v '^sys/' || true)
 exit $bad
