@@ -33,10 +33,21 @@ const std::vector<KutDifference> kDifferences = {
      "a different program (`run` reports ours apart)"},
     {{}, "enables interrupts (sti) once for every test",
      "only the interrupt tests' setups enable interrupts", "none while no interrupt is pending"},
-    {{"cpuid"}, "executes CPUID with whatever EAX and ECX the compiler left (the leaf is unspecified), "
-                "saving RBX on the stack around it",
-     "CPUID leaf 0, subleaf 0", "KVM's lookup depends on the leaf (an out-of-range leaf is looked up "
-                                "again as the highest basic one), so the two may differ by that"},
+    // Instruction counts: vmexit.c's from its source, its loop taken as an
+    // indirect call, an increment, a compare and a branch (the body cannot be
+    // inlined through the pointer); exitbench's from objdump of guest/bodies'
+    // batch loop as built here (gcc 12, -O2).
+    {{"cpuid"}, "push rbx; cpuid; pop rbx, with whatever EAX and ECX the compiler left (the leaf is "
+                "unspecified): 8 instructions an iteration with the call, ret and loop, 1 CPUID",
+     "CPUID leaf 0, subleaf 0 (EAX and ECX set to 0 every iteration, RBX a clobber, not pushed): "
+     "6 instructions an iteration with the loop, 1 CPUID",
+     "the same exit; KVM's lookup depends on the leaf (an out-of-range leaf is looked up again as "
+     "the highest basic one), so the two may differ by that, and by 2 instructions of guest time"},
+    {{"mov_from_cr8", "mov_to_cr8"}, "mov %cr8 into a register / mov a zeroed register to %cr8: 6 and 7 "
+                                     "instructions an iteration with the call, ret and loop",
+     "the same mov from %cr8 / to %cr8 (0): 4 instructions an iteration each, with the loop",
+     "the same CR8 access; whether it exits at all is KVM's (the TPR shadow on VMX, the CR8 write "
+     "intercept on SVM), alike for both; 2 and 3 instructions less of guest time here"},
     {{"invd"}, "always runs INVD", "runs INVD only with --allow-invd",
      "none when it runs; INVD drops dirty cache lines on bare metal, so it is opt-in here"},
     {{"inl_from_pmtimer"}, "finds the PM timer port in the ACPI FADT; QEMU's ACPI device answers",
@@ -73,9 +84,17 @@ const std::vector<KutDifference> kDifferences = {
     {{"ple_round_robin"}, "one counter per vCPU on its own cache line; each waits for its own to move",
      "one shared token; each vCPU waits for its turn (token mod vCPUs)",
      "none with one vCPU (vmexit.flat's default); with more, every vCPU polls the one line here"},
-    {{"toggle_cr0_wp"}, "writes the constants PE+PG then PE+WP+PG (its CR0 has no other bit set)",
-     "clears and sets WP in the CR0 it boots with (PE MP ET NE WP PG)",
-     "the same two CR0 writes, flipping only WP; the other bits differ but stay put"},
+    {{"toggle_cr0_wp"}, "writes the constants PE+PG then PE+WP+PG (its CR0 has no other bit set): "
+                        "9 instructions an iteration with the call, ret and loop, 2 CR0 writes",
+     "clears and sets WP in the CR0 it boots with (PE MP ET NE WP PG), read from a copy taken in "
+     "setup: 8 instructions an iteration with the loop, 2 CR0 writes",
+     "the same two CR0 writes, flipping only WP; the other bits differ but stay put (whether a WP "
+     "flip exits is KVM's: it may give the guest CR0.WP with EPT, alike for both)"},
+    {{"toggle_cr4_pge"}, "writes its CR4 copy with PGE flipped, then the copy: 10 instructions an "
+                         "iteration with the call, ret and loop, 2 CR4 writes",
+     "the same, from a copy taken in setup: 8 instructions an iteration with the loop, 2 CR4 writes",
+     "the same two CR4 writes, each flushing the TLB with its global entries; 2 instructions less "
+     "of guest time here"},
     {{"pci-mem"}, "finds QEMU's pci-testdev and runs each of its MMIO cases: a 1-byte write of 0xfa at "
                   "the case's offset",
      "a 4-byte write of 0x7e57da7a to a BAR-like window of exitbench's (no PCI), to userspace or to a "
