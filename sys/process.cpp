@@ -145,6 +145,10 @@ std::optional<ProcessEnd> Process::poll() {
     return std::nullopt;
 }
 
+void Process::signal(int sig) {
+    if (!end_) kill(own_group_ ? -pid_ : pid_, sig);
+}
+
 ProcessEnd Process::terminate() {
     if (end_) return *end_;
     pid_t target = own_group_ ? -pid_ : pid_;

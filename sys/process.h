@@ -56,6 +56,9 @@ public:
     // With neither, it blocks in waitpid.
     ProcessEnd wait(double timeout_s, const std::atomic<bool>* interrupt);
     ProcessEnd terminate();  // ends it now, as a timeout would
+    // Sends `sig` (to its group, when it has one) and lets it end its own way:
+    // for a child that must clean up after itself, however long that takes.
+    void signal(int sig);
 
 private:
     ProcessEnd finish(int status);

@@ -78,3 +78,17 @@ TEST(Process, AnUnreleasedChildIsReapedWithItsHandle) {
     EXPECT_EQ(::kill(pid, 0), -1);
     EXPECT_EQ(errno, ESRCH);
 }
+
+TEST(Process, ASignalLetsTheChildEndItsOwnWay) {
+    // Its trap's exit status, not a kill: signal() does not escalate.
+    test::TempDir tmp;
+    std::string ready = tmp.path("ready");
+    sys::Process p(sys::Spawn{{"sh", "-c", "trap 'sleep 0.3; exit 7' TERM; : > " + ready +
+                                               "; while :; do sleep 0.05; done"}});
+    // The trap is set before the file is made; a shell that died first fails below, not hangs.
+    while (!std::filesystem::exists(ready) && !p.poll()) usleep(10000);
+    p.signal(SIGTERM);
+    auto end = p.wait(60, nullptr);
+    EXPECT_EQ(end.code, 7);
+    EXPECT_EQ(end.signal, 0);
+}
