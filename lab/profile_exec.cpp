@@ -44,7 +44,10 @@ CommandRecording record_command(const std::vector<std::string>& command, profile
     } catch (const std::exception& e) {
         throw HostError(e.what());  // ~Process ends the command, or lets an unreleased one exit
     }
-    sys::ProcessEnd end = child.terminate();  // we were stopped: so is the command
+    // We were stopped: so is the command, given 30 s to end its own way
+    // (its own cleanup) before it is killed.
+    if (!child.poll()) child.signal(SIGTERM);
+    sys::ProcessEnd end = child.wait(30, nullptr);
     if (exec_errno) throw HostError(fmt::format("cannot run '{}': {}", command[0], std::strerror(exec_errno)));
     return {r, describe(end)};
 }
