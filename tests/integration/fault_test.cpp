@@ -183,8 +183,11 @@ KVM_TEST(Fault, TraceWriteFailureStopsProfilingButKeepsResults) {
     EXPECT_EQ(r.rc, 0) << r.err;
     EXPECT_NE(r.err.find("warning: --profile stopped"), std::string::npos) << r.err;
     auto rep = load(tmp.file("r.json"));
-    ASSERT_EQ(rep.results.size(), 1u);
-    EXPECT_EQ(rep.results[0].sessions.at(0).samples.size(), 5u);
+    ASSERT_EQ(rep.results.size(), 1u) << r.err;
+    // Said with its stderr and the test's detail: under a heavy load in the
+    // nested kvm_amd this once ended with no session, for a reason not kept.
+    ASSERT_FALSE(rep.results[0].sessions.empty()) << rep.results[0].detail << "\n" << r.err;
+    EXPECT_EQ(rep.results[0].sessions[0].samples.size(), 5u);
     EXPECT_FALSE(fs::exists(instance(dir, r.pid)));
     EXPECT_EQ(std::distance(fs::directory_iterator(tmp.path), fs::directory_iterator{}), 1);
 }
