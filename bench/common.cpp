@@ -27,7 +27,7 @@ Command run_quiet(const std::vector<std::string>& argv, const std::string& cwd) 
     auto t0 = Clock::now();
     auto end = sys::run_process(s, 0, nullptr);
     c.wall_s = ms_since(t0) / 1e3;
-    c.status = end.signal ? 128 + end.signal : end.code;
+    c.status = end.status();
     return c;
 }
 

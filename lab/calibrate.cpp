@@ -7,12 +7,10 @@
 #include <cstring>
 #include <fmt/format.h>
 #include <map>
-#include <optional>
 #include <set>
 #include <csignal>
 #include <sstream>
 #include <stdexcept>
-#include <thread>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -51,20 +49,11 @@ std::pair<int, double> run_child(const std::string& exe, const std::vector<std::
     s.own_group = false;
     s.death_signal = SIGTERM;
     auto t0 = std::chrono::steady_clock::now();
-    sys::Process child(s);
     // A stop request is passed on once, then the run is waited out: it
     // removes its own tracing on SIGTERM, which a SIGKILL would leave behind.
-    bool passed_on = false;
-    std::optional<sys::ProcessEnd> end;
-    while (!(end = child.poll())) {
-        if (interrupt.load() && !passed_on) {
-            child.signal(SIGTERM);
-            passed_on = true;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
+    sys::ProcessEnd end = sys::Process(s).wait_out(interrupt);
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    return {end->signal ? 128 + end->signal : end->code, wall};
+    return {end.status(), wall};
 }
 
 suite::RunReport read_run(int fd, size_t k) {

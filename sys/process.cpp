@@ -36,7 +36,7 @@ void sleep_ms(long ms) {
                              const int (&exec_err)[2]) {
     // The parent's ends: a go pipe still open here would never see EOF.
     if (go[1] >= 0) close(go[1]);
-    close(exec_err[0]);
+    if (exec_err[0] >= 0) close(exec_err[0]);
     // Its own group keeps a terminal's Ctrl-C away from it; should exitbench
     // die without ending it (a second Ctrl-C, SIGKILL), it gets death_signal.
     if (s.own_group) setpgid(0, 0);
@@ -65,7 +65,7 @@ void sleep_ms(long ms) {
     if (!s.cwd.empty() && chdir(s.cwd.c_str()) != 0) _exit(126);
     execvp(s.program.empty() ? argv[0] : s.program.c_str(), argv);
     int e = errno;
-    (void)!write(exec_err[1], &e, sizeof e);
+    if (exec_err[1] >= 0) (void)!write(exec_err[1], &e, sizeof e);
     _exit(127);
 }
 
@@ -83,7 +83,8 @@ Process::Process(const Spawn& s) : own_group_(s.own_group) {
     for (auto& w : words) argv.push_back(w.data());
     argv.push_back(nullptr);
     int go[2] = {-1, -1}, err[2] = {-1, -1};
-    if ((s.held && pipe2(go, O_CLOEXEC) != 0) || pipe2(err, O_CLOEXEC) != 0) {
+    // Held only: the go byte, and exec's errno for release() to return.
+    if (s.held && (pipe2(go, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0)) {
         int e = errno;
         for (int fd : {go[0], go[1], err[0], err[1]}) if (fd >= 0) close(fd);
         throw HostError(std::string("cannot create a pipe for ") + s.argv[0] + ": " + std::strerror(e));
@@ -147,6 +148,18 @@ std::optional<ProcessEnd> Process::poll() {
 
 void Process::signal(int sig) {
     if (!end_) kill(own_group_ ? -pid_ : pid_, sig);
+}
+
+ProcessEnd Process::wait_out(const std::atomic<bool>& interrupt, int sig) {
+    bool passed_on = false;
+    for (long ms = 1;; ms = std::min(ms * 2, 20L)) {
+        if (auto end = poll()) return *end;
+        if (interrupt.load() && !passed_on) {
+            signal(sig);
+            passed_on = true;
+        }
+        sleep_ms(ms);
+    }
 }
 
 ProcessEnd Process::terminate() {

@@ -36,6 +36,7 @@ struct ProcessEnd {
     int code = -1;             // exit status when it exited; -1 when a signal ended it
     int signal = 0;            // the signal that ended it, or 0
     bool ok() const { return !timed_out && !interrupted && code == 0; }
+    int status() const { return signal ? 128 + signal : code; }  // as a shell's $? says it
 };
 
 // One started child. Destroying it ends it (its group, when it has one) and
@@ -59,19 +60,22 @@ public:
     // Sends `sig` (to its group, when it has one) and lets it end its own way:
     // for a child that must clean up after itself, however long that takes.
     void signal(int sig);
+    // Waits for its end however long it takes, passing `sig` on once when
+    // `interrupt` is set: for a child that stops in order and cleans up.
+    ProcessEnd wait_out(const std::atomic<bool>& interrupt, int sig = SIGTERM);
 
 private:
     ProcessEnd finish(int status);
     pid_t pid_ = -1;
     bool own_group_ = true;
     int go_ = -1;        // held: a byte lets it exec, EOF makes it exit 126
-    int exec_err_ = -1;  // exec's errno, or EOF once exec succeeded
+    int exec_err_ = -1;  // held: exec's errno, or EOF once exec succeeded
     std::optional<ProcessEnd> end_;
 };
 
 // Runs `s` to its end, as Process::wait does (a timeout or an interrupt ends
-// it and its group: SIGTERM, then SIGKILL after 2 s). Throws HostError when it cannot start: exec failure
-// shows as exit status 127, like a shell's.
+// it and its group: SIGTERM, then SIGKILL after 2 s). Throws HostError when
+// it cannot start: exec failure shows as exit status 127, like a shell's.
 ProcessEnd run_process(const Spawn& s, double timeout_s, const std::atomic<bool>* interrupt);
 
 // The program's stdout when it exits 0; HostError naming it otherwise.

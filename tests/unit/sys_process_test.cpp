@@ -92,3 +92,14 @@ TEST(Process, ASignalLetsTheChildEndItsOwnWay) {
     EXPECT_EQ(end.code, 7);
     EXPECT_EQ(end.signal, 0);
 }
+
+TEST(Process, WaitOutPassesTheStopOnOnceAndWaitsForTheEnd) {
+    test::TempDir tmp;
+    std::string ready = tmp.path("ready");
+    sys::Process p(sys::Spawn{{"sh", "-c", "trap 'sleep 0.3; exit 7' TERM; : > " + ready +
+                                               "; while :; do sleep 0.05; done"}});
+    while (!std::filesystem::exists(ready) && !p.poll()) usleep(10000);
+    std::atomic<bool> stop{true};
+    auto end = p.wait_out(stop);
+    EXPECT_EQ(end.status(), 7);  // its own exit, after its trap's cleanup: no SIGKILL
+}
