@@ -69,7 +69,7 @@ ProfileCommands add_profile_commands(CLI::App& app, ProfileArgs& a) {
     c.cleanup = c.profile->add_subcommand("cleanup", "remove the ftrace instances of exitbench processes that "
                                                      "no longer run (each recorder sweeps them too)");
     c.import = c.profile->add_subcommand("import", "convert a 'perf kvm stat record' perf.data into a trace file, "
-                                                   "through perf script (needs perf installed)");
+                                                   "read directly (perf need not be installed)");
     c.import->add_option("perf-data", a.perf_data, "the perf.data file")->required();
     c.import->add_option("-o,--output", a.out, "trace file (default exitbench.trace)");
     for (auto* s : {c.record, c.report, c.compare, c.live, c.cleanup, c.import}) s->allow_extras(false);
@@ -99,7 +99,8 @@ int profile_import(const std::string& perf_data, const std::string& out) {
     auto r = ingest::import_perf_data(perf_data, out);
     std::string msg = report::printable(fmt::format("converted {} into {}: {} events, exit reasons {}", perf_data,
                                                     out, r.events, r.isa));
-    for (const auto& [tp, n] : r.skipped) msg += fmt::format("; left out {} kvm:{} events", n, report::printable(tp));
+    for (const auto& [tp, n] : r.skipped) msg += fmt::format("; left out {} {} events", n, report::printable(tp));
+    if (r.lost) msg += fmt::format("; perf lost {} events while recording", r.lost);
     write_stdout(msg + "\n");
     return kOk;
 }

@@ -1,6 +1,8 @@
-// A `perf kvm stat record` perf.data, read through `perf script` (spawned by
-// sys/process.h: argv, no shell, its own process group) into exitbench's
-// trace file, so `profile report` and `profile compare` take it.
+// A `perf kvm stat record` perf.data, read directly (perf_file.h: its header,
+// attributes, tracing data and records, streamed; perf need not be
+// installed) into exitbench's trace file, so `profile report` and `profile
+// compare` take it. Events go out in time order, as perf's own tools see
+// them: each FINISHED_ROUND lets out what no later record can precede.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -11,16 +13,19 @@ namespace eb::ingest {
 struct PerfDataImport {
     uint64_t events = 0;
     std::string isa;                          // "svm", "vmx" or "" (no kvm_exit)
-    std::map<std::string, uint64_t> skipped;  // kvm tracepoints left out, by name
+    std::map<std::string, uint64_t> skipped;  // samples left out, by event ("sched:sched_switch")
+    uint64_t lost = 0;                        // events perf said it lost (LOST, LOST_SAMPLES records)
+    bool pipe_mode = false;
 };
 
-// The checks before any output is made: a perf.data (its magic) and perf
-// installed. InputError or HostError, as below.
+// The checks before any output is made: a regular file with perf.data's
+// magic. InputError otherwise.
 void check_perf_data(const std::string& perf_data);
 
-// Writes the trace of `perf_data` to `out`. InputError for a missing or
-// non-perf.data file, or one perf script cannot read; HostError when perf
-// is not installed or cannot run.
+// Writes the trace of `perf_data` to `out`, published only when whole.
+// InputError (one line naming the file) for a file that is not a perf.data
+// this reader can read, or one without kvm samples; HostError when it
+// cannot be read.
 PerfDataImport import_perf_data(const std::string& perf_data, const std::string& out);
 
 } // namespace eb::ingest

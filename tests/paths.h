@@ -8,6 +8,7 @@
 namespace eb::test {
 
 std::string exitbench_binary();  // $EB_BINARY if set (a sanitizer build's binary), else this build's
+std::string perf_data_gen();     // tests/tools/perf_data_gen: a large perf.data from the fixture
 std::string fixtures_dir();      // tests/fixtures
 std::string source_dir();        // the source tree's root
 std::string kunit_py();          // the kernel's tools/testing/kunit/kunit.py (from linux-source), if it was found

@@ -1,0 +1,119 @@
+#include "ingest/perf_tracing.h"
+
+#include <cstring>
+#include <fmt/format.h>
+#include <traceevent/event-parse.h>
+#include <vector>
+
+#include "ingest/perf_file.h"
+
+namespace eb::ingest::perf {
+
+namespace {
+
+// Reads the tracing data front to back, refusing anything past its end.
+struct Cursor {
+    std::span<const uint8_t> d;
+    size_t at = 0;
+
+    [[noreturn]] void cut(const char* what) const {
+        throw FormatError(fmt::format("the tracing data is cut short in its {} (byte {} of {})", what, at, d.size()));
+    }
+    const uint8_t* take(uint64_t n, const char* what) {
+        if (n > d.size() - at) cut(what);
+        const uint8_t* p = d.data() + at;
+        at += size_t(n);
+        return p;
+    }
+    uint64_t u32(const char* what) { uint32_t v; std::memcpy(&v, take(4, what), 4); return v; }
+    uint64_t u64(const char* what) { uint64_t v; std::memcpy(&v, take(8, what), 8); return v; }
+    std::string str(const char* what) {
+        const void* nul = std::memchr(d.data() + at, 0, d.size() - at);
+        if (!nul) cut(what);
+        size_t n = size_t(static_cast<const uint8_t*>(nul) - (d.data() + at));
+        std::string s(reinterpret_cast<const char*>(take(n + 1, what)), n);
+        return s;
+    }
+    void tag(std::string_view want, const char* what) {
+        if (std::memcmp(take(want.size(), what), want.data(), want.size()) != 0)
+            throw FormatError(fmt::format("the tracing data has no '{}' where perf writes it", what));
+    }
+};
+
+constexpr uint64_t kMaxFormats = 100000;
+
+} // namespace
+
+struct TracingData::Impl {
+    tep_handle* tep = tep_alloc();
+    ~Impl() { tep_free(tep); }
+};
+
+TracingData::TracingData(std::span<const uint8_t> data) : impl_(std::make_unique<Impl>()) {
+    if (!impl_->tep) throw std::bad_alloc();
+    Cursor c{data};
+    c.tag(std::string_view("\x17\x08\x44tracing", 10), "magic");
+    std::string version = c.str("version");
+    uint8_t big = *c.take(1, "byte order");
+    if (big) throw FormatError("big-endian tracing data (from a host of the other byte order): not read here");
+    uint8_t long_size = *c.take(1, "long size");
+    uint64_t page_size = c.u32("page size");
+    if ((long_size != 4 && long_size != 8) || page_size == 0)
+        throw FormatError(fmt::format("tracing data with a long of {} bytes and pages of {}", long_size, page_size));
+    tep_handle* tep = impl_->tep;
+    tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
+    tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
+    tep_set_long_size(tep, long_size);
+    tep_set_page_size(tep, int(page_size));
+    c.tag(std::string_view("header_page", 12), "header_page");
+    c.take(c.u64("header_page size"), "header_page");
+    c.tag(std::string_view("header_event", 13), "header_event");
+    c.take(c.u64("header_event size"), "header_event");
+    uint64_t ftrace = c.u32("ftrace format count");
+    if (ftrace > kMaxFormats) c.cut("ftrace formats");
+    for (uint64_t i = 0; i < ftrace; ++i) c.take(c.u64("ftrace format size"), "ftrace formats");
+    uint64_t systems = c.u32("event system count");
+    if (systems > kMaxFormats) c.cut("event systems");
+    for (uint64_t s = 0; s < systems; ++s) {
+        std::string sys = c.str("event system name");
+        uint64_t n = c.u32("event format count");
+        if (n > kMaxFormats) c.cut("event formats");
+        for (uint64_t i = 0; i < n; ++i) {
+            uint64_t size = c.u64("event format size");
+            auto* fmt_text = reinterpret_cast<const char*>(c.take(size, "event formats"));
+            // A format libtraceevent cannot read is a tracepoint the import
+            // does not know: its samples are counted as left out.
+            tep_parse_event(tep, fmt_text, size, sys.c_str());
+        }
+    }
+}
+
+TracingData::~TracingData() = default;
+
+std::optional<EventFormat> TracingData::event(uint64_t id) const {
+    if (id > uint64_t(INT32_MAX)) return std::nullopt;
+    tep_event* e = tep_find_event(impl_->tep, int(id));
+    if (!e || !e->name || !e->system) return std::nullopt;
+    return EventFormat{e->system, e->name, e->id, e};
+}
+
+std::optional<Field> EventFormat::field(std::string_view name) const {
+    auto* e = static_cast<tep_event*>(const_cast<void*>(handle));
+    tep_format_field* f = tep_find_field(e, std::string(name).c_str());
+    if (!f || f->offset < 0 || f->size <= 0) return std::nullopt;
+    return Field{uint32_t(f->offset), uint32_t(f->size)};
+}
+
+std::optional<uint64_t> read_field(std::span<const uint8_t> raw, const Field& f) {
+    if (f.offset > raw.size() || f.size > raw.size() - f.offset) return std::nullopt;
+    const uint8_t* p = raw.data() + f.offset;
+    switch (f.size) {
+    case 1: return p[0];
+    case 2: { uint16_t v; std::memcpy(&v, p, 2); return v; }
+    case 4: { uint32_t v; std::memcpy(&v, p, 4); return v; }
+    case 8: { uint64_t v; std::memcpy(&v, p, 8); return v; }
+    }
+    return std::nullopt;
+}
+
+} // namespace eb::ingest::perf
