@@ -37,11 +37,13 @@ const Section kSections[] = {
      [](const auto& a) { bench::section_ab(exitbench_arg(a)); }},
     {"refuse", "[EXITBENCH]", "a refused argument (the option fuzz's unit) against --version; no /dev/kvm (~5 s)",
      [](const auto& a) { bench::section_refuse(exitbench_arg(a)); }},
+    {"perf", "[EXITBENCH]", "perf.data of 1 M events: import and report against perf kvm stat report; no /dev/kvm (~20 s)",
+     [](const auto& a) { bench::section_perf_data(exitbench_arg(a), EB_PERF_DATA_GEN, EB_PERF_FIXTURE); }},
 };
 
 void usage(std::FILE* to) {
     fmt::print(to, "usage: exitbench_bench [SECTION [ARGS]]   (no SECTION: every section, in this order)\n"
-                   "sections (all but refuse need /dev/kvm; EXITBENCH defaults to {}):\n", EB_BINARY);
+                   "sections (all but refuse and perf need /dev/kvm; EXITBENCH defaults to {}):\n", EB_BINARY);
     for (const auto& s : kSections) fmt::print(to, "  {:<6} {:<22} {}\n", s.name, s.args, s.what);
 }
 

@@ -28,6 +28,7 @@ Command run_quiet(const std::vector<std::string>& argv, const std::string& cwd) 
     auto end = sys::run_process(s, 0, nullptr);
     c.wall_s = ms_since(t0) / 1e3;
     c.status = end.status();
+    c.peak_mib = double(end.peak_rss_kb) / 1024;
     return c;
 }
 

@@ -34,6 +34,7 @@ private:
 struct Command {
     int status = -1;  // its exit status, 128 + the signal that ended it; 0 when it succeeded
     double wall_s = 0;
+    double peak_mib = 0;  // its largest resident set
 };
 // Runs argv (no shell) with its output discarded, in `cwd` when given.
 Command run_quiet(const std::vector<std::string>& argv, const std::string& cwd = {});

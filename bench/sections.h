@@ -21,4 +21,9 @@ void section_ab(const std::string& exitbench);
 // needs no /dev/kvm.
 void section_refuse(const std::string& exitbench);
 
+// perf.data of 1 M kvm events made by `generator` from `fixture` (its
+// perf.data.gz): exitbench's import and report against perf kvm stat
+// report (goal >= 5x faster, <= 45 B/event); needs no /dev/kvm.
+void section_perf_data(const std::string& exitbench, const std::string& generator, const std::string& fixture);
+
 } // namespace eb::bench

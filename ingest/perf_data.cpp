@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -38,7 +39,8 @@ constexpr Kept kKept[] = {
     {"kvm_userspace_exit", EventType::UserspaceExit, {"reason", "", "", ""}},
 };
 constexpr uint64_t kIsaSvm = 2;  // kvm_exit's isa: KVM_ISA_VMX 1, KVM_ISA_SVM 2
-constexpr uint8_t kUnresolvedVcpu = 1;  // Event::pad while the vcpu comes from the thread's last entry/exit
+constexpr uint8_t kUnresolvedVcpu = 1;
+constexpr uint64_t kNoVcpu = UINT64_MAX;  // Event::pad while the vcpu comes from the thread's last entry/exit
 
 // What one attribute's samples become.
 struct Tp {
@@ -47,31 +49,56 @@ struct Tp {
     std::array<std::optional<perf::Field>, 4> f;
 };
 
-class Import {
+// A perf.data's kvm events, to a sink, in one of two orders:
+//  - Time: all events in time order, as perf's tools see them;
+//  - Thread: as the file holds them, which pairing takes whenever each
+//    thread's events are in time order in the file (perf record drains each
+//    CPU's buffer in turn, so a thread's events stay in order unless it
+//    migrated within a pass). run() then returns false at the first that is
+//    not, and the caller starts again in Time order.
+class Events {
 public:
-    Import(const std::string& path, const std::string& out) : path_(path), out_(out), reader_(path) {}
+    enum class Order { Time, Thread };
+    using Sink = std::function<void(const Event&)>;
+    Events(const std::string& path, Order order, Sink sink)
+        : path_(path), reader_(path), order_(order), sink_(std::move(sink)) {}
 
-    PerfDataImport run() {
+    bool run() {
         perf::Record r;
-        while (reader_.next(r)) record(r);
+        while (reader_.next(r)) {
+            record(r);
+            if (out_of_order_) return false;
+        }
         flush(UINT64_MAX);
-        if (!writer_ || writer_->count() == 0)
+        if (result_.events == 0)
             throw InputError(fmt::format("{}: no kvm tracepoint samples among its {} samples (was it recorded "
                                          "with 'perf kvm stat record'?)", path_, samples_));
-        writer_->set_lost_events(result_.lost);
-        result_.events = writer_->count();
         result_.isa = isa_;
-        writer_->finish();
         result_.pipe_mode = reader_.pipe_mode();
-        return result_;
+        result_.tracepoints = kvm_tracepoints();
+        return true;
     }
+
+    // The kvm tracepoints the file recorded (fired or not), once its tracing data is read.
+    std::vector<std::string> kvm_tracepoints() const {
+        std::vector<std::string> out;
+        for (const perf::Attr& a : reader_.attrs()) {
+            auto ev = a.type == perf::kAttrTypeTracepoint && tracing_ ? tracing_->event(a.config) : std::nullopt;
+            if (ev && ev->system == "kvm") out.push_back(ev->name);
+        }
+        return out;
+    }
+
+    const PerfEvents& result() const { return result_; }
 
 private:
     void record(const perf::Record& r) {
         switch (r.type) {
         case perf::kRecordTracingData: tracing_ = std::make_unique<perf::TracingData>(r.body), tps_.clear(); break;
         case perf::kRecordSample: sample(r); break;
-        case perf::kRecordFinishedRound: flush(round_limit_), round_limit_ = max_time_; break;
+        case perf::kRecordFinishedRound:
+            if (order_ == Order::Time) flush(round_limit_), round_limit_ = max_time_;
+            break;
         case perf::kRecordLost: result_.lost += r.body.size() >= 16 ? load(r.body.data() + 8) : 0; break;
         case 13 /* LOST_SAMPLES */: result_.lost += r.body.size() >= 8 ? load(r.body.data()) : 0; break;
         default: break;
@@ -80,10 +107,10 @@ private:
 
     static uint64_t load(const uint8_t* p) { uint64_t v; std::memcpy(&v, p, 8); return v; }
 
-    const Tp& tp_of(const perf::Attr& a) {
-        auto [it, fresh] = tps_.try_emplace(&a);
-        if (!fresh) return it->second;
-        Tp& t = it->second;
+    const Tp& tp_of(size_t index, const perf::Attr& a) {
+        if (index < tps_.size() && tps_[index]) return *tps_[index];
+        if (index >= tps_.size()) tps_.resize(index + 1);
+        Tp& t = tps_[index].emplace();
         std::optional<perf::EventFormat> ev;
         if (a.type == perf::kAttrTypeTracepoint && tracing_) ev = tracing_->event(a.config);
         t.name = ev ? ev->system + ":" + ev->name : fmt::format("event type {} config {:#x}", a.type, a.config);
@@ -105,10 +132,16 @@ private:
         return t;
     }
 
+    [[noreturn, gnu::noinline]] static void short_raw(const Tp& t, const perf::Record& r, const perf::Sample& s) {
+        throw perf::FormatError(fmt::format("a {} sample at byte {} has {} bytes of raw data, fewer than its format",
+                                            t.name, r.offset, s.raw.size()));
+    }
+
     void sample(const perf::Record& r) {
         ++samples_;
-        const perf::Attr& a = reader_.attr_of(r);
-        const Tp& t = tp_of(a);
+        size_t index = reader_.attr_of(r);
+        const perf::Attr& a = reader_.attrs()[index];
+        const Tp& t = tp_of(index, a);
         if (!t.kept) {
             ++result_.skipped[t.name];
             return;
@@ -118,8 +151,7 @@ private:
         auto get = [&](size_t i) -> uint64_t {
             if (!t.f[i]) return 0;
             auto v = perf::read_field(s.raw, *t.f[i]);
-            if (!v) throw perf::FormatError(fmt::format("a {} sample at byte {} has {} bytes of raw data, fewer "
-                                                        "than its format", t.name, r.offset, s.raw.size()));
+            if (!v) short_raw(t, r, s);
             return *v;
         };
         if (s.cpu > UINT16_MAX) throw perf::FormatError(fmt::format("a sample at byte {} on cpu {}", r.offset, s.cpu));
@@ -138,8 +170,38 @@ private:
         }
         if (t.f[3]) e.vcpu = uint32_t(get(3));
         else e.pad = kUnresolvedVcpu;
+        if (order_ == Order::Thread) return in_file_order(e);
         max_time_ = std::max(max_time_, e.ts_ns);
         pending_.push_back(e);
+    }
+
+    void in_file_order(Event& e) {
+        if (!last_ts_ || e.tid != last_tid_) {
+            last_tid_ = e.tid;
+            last_ts_ = &thread_ts_[e.tid];
+        }
+        if (e.ts_ns < *last_ts_) {
+            out_of_order_ = true;
+            return;
+        }
+        *last_ts_ = e.ts_ns;
+        emit(e);
+    }
+
+    void emit(Event e) {
+        if (!vcpu_slot_ || e.tid != vcpu_tid_) {  // events come in runs of one thread's
+            vcpu_tid_ = e.tid;
+            auto [it, fresh] = vcpu_of_.try_emplace(e.tid, kNoVcpu);
+            vcpu_slot_ = &it->second;  // stays valid: unordered_map never moves its elements
+        }
+        if (e.pad == kUnresolvedVcpu) {
+            e.vcpu = *vcpu_slot_ == kNoVcpu ? 0 : uint32_t(*vcpu_slot_);
+            e.pad = 0;
+        } else {
+            *vcpu_slot_ = e.vcpu;
+        }
+        ++result_.events;
+        sink_(e);
     }
 
     // Writes out, in time order (file order among equal times), the events
@@ -149,42 +211,27 @@ private:
                          [](const Event& x, const Event& y) { return x.ts_ns < y.ts_ns; });
         auto end = std::upper_bound(pending_.begin(), pending_.end(), limit,
                                     [](uint64_t l, const Event& e) { return l < e.ts_ns; });
-        if (end == pending_.begin()) return;
-        if (!writer_) {
-            profile::TraceHeader h;
-            h.isa = isa_.empty() ? "unknown" : isa_;
-            h.cpu_model = "unknown (imported from perf.data)";
-            h.backend = isa_ == "svm" ? "kvm_amd" : isa_ == "vmx" ? "kvm_intel" : "";
-            for (const perf::Attr& a : reader_.attrs()) {  // the kvm tracepoints recorded
-                auto ev = a.type == perf::kAttrTypeTracepoint && tracing_ ? tracing_->event(a.config) : std::nullopt;
-                if (ev && ev->system == "kvm") h.tracepoints.push_back(ev->name);
-            }
-            writer_ = std::make_unique<profile::TraceWriter>(out_, h);
-        }
-        for (auto it = pending_.begin(); it != end; ++it) {
-            Event e = *it;
-            if (e.pad == kUnresolvedVcpu) {
-                auto v = vcpu_of_.find(e.tid);
-                e.vcpu = v == vcpu_of_.end() ? 0 : v->second;
-                e.pad = 0;
-            } else {
-                vcpu_of_[e.tid] = e.vcpu;
-            }
-            writer_->add(e);
-        }
+        for (auto it = pending_.begin(); it != end; ++it) emit(*it);
         pending_.erase(pending_.begin(), end);
     }
 
-    std::string path_, out_;
+    std::string path_;
     perf::Reader reader_;
+    Order order_;
+    Sink sink_;
     std::unique_ptr<perf::TracingData> tracing_;
-    std::unordered_map<const perf::Attr*, Tp> tps_;
+    std::vector<std::optional<Tp>> tps_;  // by attribute index
     std::vector<Event> pending_;
-    std::unordered_map<uint32_t, uint32_t> vcpu_of_;
-    std::unique_ptr<profile::TraceWriter> writer_;
+    std::unordered_map<uint32_t, uint64_t> vcpu_of_;  // a thread's last entry/exit vcpu, or kNoVcpu
+    uint32_t vcpu_tid_ = UINT32_MAX;
+    uint64_t* vcpu_slot_ = nullptr;
+    std::unordered_map<uint32_t, uint64_t> thread_ts_;  // Order::Thread: each thread's last time
+    uint32_t last_tid_ = UINT32_MAX;
+    uint64_t* last_ts_ = nullptr;
+    bool out_of_order_ = false;
     std::string isa_;
     uint64_t max_time_ = 0, round_limit_ = 0, samples_ = 0;
-    PerfDataImport result_;
+    PerfEvents result_;
 };
 
 } // namespace
@@ -199,16 +246,67 @@ void check_perf_data(const std::string& perf_data) {
         throw InputError(fmt::format("{}: not a perf.data file (no PERFILE2 magic)", perf_data));
 }
 
-PerfDataImport import_perf_data(const std::string& perf_data, const std::string& out) {
-    check_perf_data(perf_data);
+template <class F> auto typed_errors(const std::string& perf_data, F&& f) {
     try {
-        Import im(perf_data, out);
-        return im.run();
+        return f();
     } catch (const perf::FormatError& e) {
         throw InputError(fmt::format("{}: {}", perf_data, e.what()));
     } catch (const std::system_error& e) {
         throw HostError(fmt::format("cannot read {}: {}", perf_data, e.what()));
     }
+}
+
+PerfDataImport import_perf_data(const std::string& perf_data, const std::string& out) {
+    check_perf_data(perf_data);
+    return typed_errors(perf_data, [&] {
+        std::unique_ptr<profile::TraceWriter> w;
+        std::vector<Event> first;  // until the first exit names the header's ISA (or 64 Ki events came without)
+        Events* src = nullptr;
+        auto start = [&](const std::string& isa_seen) {
+            profile::TraceHeader h;
+            h.tracepoints = src->kvm_tracepoints();
+            h.isa = isa_seen.empty() ? "unknown" : isa_seen;
+            h.cpu_model = "unknown (imported from perf.data)";
+            h.backend = isa_seen == "svm" ? "kvm_amd" : isa_seen == "vmx" ? "kvm_intel" : "";
+            w = std::make_unique<profile::TraceWriter>(out, h);
+            for (const Event& e : first) w->add(e);
+            first.clear();
+        };
+        Events ev(perf_data, Events::Order::Time, [&](const Event& e) {
+            if (w) return w->add(e);
+            first.push_back(e);
+            if (e.type == EventType::Exit) start(e.flags ? "svm" : "vmx");
+            else if (first.size() >= 65536) start("");
+        });
+        src = &ev;
+        ev.run();
+        if (!w) start("");
+        const PerfEvents& r = ev.result();
+        w->set_lost_events(r.lost);
+        w->finish();
+        return r;
+    });
+}
+
+profile::Report analyze_perf_data(const std::string& perf_data, const profile::Options& opt) {
+    check_perf_data(perf_data);
+    return typed_errors(perf_data, [&] {
+        auto pass = [&](Events::Order order, profile::Analysis& a, bool count) {
+            Events ev(perf_data, order, [&](const Event& e) { count ? a.count(e) : a.add(e); });
+            return ev.run() ? std::optional<PerfEvents>(ev.result()) : std::nullopt;
+        };
+        auto a = std::make_unique<profile::Analysis>(opt);
+        auto order = Events::Order::Thread;
+        auto r = pass(order, *a, false);
+        if (!r) {  // a thread's events out of time order in the file: perf's order, then
+            order = Events::Order::Time;
+            a = std::make_unique<profile::Analysis>(opt);
+            r = pass(order, *a, false);
+        }
+        if (a->degraded()) pass(order, *a, true);
+        std::string backend = r->isa == "svm" ? "kvm_amd" : r->isa == "vmx" ? "kvm_intel" : "";
+        return a->finish(r->isa.empty() ? "unknown" : r->isa, r->lost, backend, &r->tracepoints);
+    });
 }
 
 } // namespace eb::ingest

@@ -7,16 +7,21 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
+
+#include "profile/analyze.h"
 
 namespace eb::ingest {
 
-struct PerfDataImport {
+struct PerfEvents {
     uint64_t events = 0;
     std::string isa;                          // "svm", "vmx" or "" (no kvm_exit)
     std::map<std::string, uint64_t> skipped;  // samples left out, by event ("sched:sched_switch")
     uint64_t lost = 0;                        // events perf said it lost (LOST, LOST_SAMPLES records)
+    std::vector<std::string> tracepoints;     // the kvm tracepoints recorded ("kvm_exit", ...)
     bool pipe_mode = false;
 };
+using PerfDataImport = PerfEvents;
 
 // The checks before any output is made: a regular file with perf.data's
 // magic. InputError otherwise.
@@ -27,5 +32,10 @@ void check_perf_data(const std::string& perf_data);
 // this reader can read, or one without kvm samples; HostError when it
 // cannot be read.
 PerfDataImport import_perf_data(const std::string& perf_data, const std::string& out);
+
+// `profile report` of a perf.data without a trace file between: its events
+// streamed into the analysis, nothing held per event but the durations.
+// Errors as import_perf_data's.
+profile::Report analyze_perf_data(const std::string& perf_data, const profile::Options& opt);
 
 } // namespace eb::ingest

@@ -27,7 +27,8 @@ constexpr uint64_t kMaxIds = 1u << 20;
 // must not make the reader allocate gigabytes.
 constexpr uint64_t kMaxTracingBytes = 256ull << 20;
 constexpr size_t kMaxUnpackedBytes = 64u << 20;  // one compressed record unpacked (perf's: its mmap size)
-constexpr size_t kChunk = 1u << 20;
+constexpr size_t kChunk = 256u << 10;
+constexpr uint64_t kMaxDense = 1u << 16;  // stays in L2 while it is parsed
 
 // Feature bits (perf's header.h, HEADER_*): 1 to 32 are known; a newer
 // perf's feature could change how the data reads, so one is not guessed at.
@@ -55,7 +56,22 @@ Attr parse_attr(const uint8_t* p, size_t room, uint64_t at) {
     if (size < kAttrSizeVer0 || size > room)
         bad(fmt::format("the attribute at byte {} says it is {} bytes (perf writes {} to {})", at, size, kAttrSizeVer0,
                         room));
-    return Attr{u32(p), u64(p + 8), u64(p + 24), u64(p + 32), {}};
+    Attr a{u32(p), u64(p + 8), u64(p + 24), u64(p + 32), {}};
+    uint64_t st = a.sample_type;
+    if (st & (kSampleRead | kSampleCallchain)) return a;
+    int pos = 0;
+    auto field = [&](uint64_t bit, int size) {
+        int here = (st & bit) ? pos : -1;
+        pos += (st & bit) ? size : 0;
+        return here;
+    };
+    field(kSampleIdentifier, 8), field(kSampleIp, 8);
+    a.tid_at = field(kSampleTid, 8), a.time_at = field(kSampleTime, 8);
+    field(kSampleAddr, 8), field(kSampleId, 8), field(kSampleStreamId, 8);
+    a.cpu_at = field(kSampleCpu, 8);
+    field(kSamplePeriod, 8);
+    a.raw_at = field(kSampleRaw, 4);
+    return a;
 }
 
 } // namespace
@@ -111,6 +127,8 @@ struct Reader::Impl {
     bool pipe = false;
     std::vector<Attr> attrs;
     std::unordered_map<uint64_t, size_t> by_id;
+    std::vector<uint32_t> dense;      // by id - dense_base, when the ids span less than kMaxDense
+    uint64_t dense_base = 0;
     Stream in;
     size_t to_consume = 0;             // the last record returned, still in the buffer
     std::vector<uint8_t> tracing;      // file mode: returned before the first record
@@ -126,6 +144,20 @@ struct Reader::Impl {
         if (attrs.size() >= kMaxAttrs) bad(fmt::format("more than {} attributes", kMaxAttrs));
         for (uint64_t id : a.ids) by_id.emplace(id, attrs.size());
         attrs.push_back(std::move(a));
+        dense_ids();
+    }
+
+    // perf numbers the ids from one counter, so they mostly span a small
+    // range: then a sample's attribute is an index, not a hash lookup.
+    void dense_ids() {
+        dense.clear();
+        if (by_id.empty()) return;
+        uint64_t min = UINT64_MAX, max = 0;
+        for (const auto& [id, index] : by_id) min = std::min(min, id), max = std::max(max, id);
+        if (max - min >= kMaxDense) return;
+        dense_base = min;
+        dense.assign(max - min + 1, UINT32_MAX);
+        for (const auto& [id, index] : by_id) dense[id - min] = uint32_t(index);
     }
 
     void read_file_header(const uint8_t* h) {
@@ -323,26 +355,40 @@ bool Reader::pipe_mode() const { return impl_->pipe; }
 const std::vector<Attr>& Reader::attrs() const { return impl_->attrs; }
 bool Reader::next(Record& r) { return impl_->next(r); }
 
-const Attr& Reader::attr_of(const Record& r) const {
+size_t Reader::attr_of(const Record& r) const {
     const auto& attrs = impl_->attrs;
     if (attrs.empty()) bad(fmt::format("a sample at byte {} before any attribute", r.offset));
-    if (attrs.size() == 1 && !(attrs[0].sample_type & kSampleIdentifier)) return attrs[0];
+    if (attrs.size() == 1 && !(attrs[0].sample_type & kSampleIdentifier)) return 0;
     if (!(attrs[0].sample_type & kSampleIdentifier))
         bad("several attributes, and samples without PERF_SAMPLE_IDENTIFIER to tell them apart");
     if (r.body.size() < 8) bad(fmt::format("the sample at byte {} is too short for its id", r.offset));
     uint64_t id = u64(r.body.data());
+    const auto& dense = impl_->dense;
+    if (id - impl_->dense_base < dense.size() && dense[id - impl_->dense_base] != UINT32_MAX &&
+        (attrs[dense[id - impl_->dense_base]].sample_type & kSampleIdentifier))
+        return dense[id - impl_->dense_base];
     auto it = impl_->by_id.find(id);
     if (it == impl_->by_id.end())
         bad(fmt::format("the sample at byte {} has id {}, which no attribute has", r.offset, id));
-    const Attr& a = attrs[it->second];
-    if (!(a.sample_type & kSampleIdentifier))
+    if (!(attrs[it->second].sample_type & kSampleIdentifier))
         bad(fmt::format("attribute {} has no PERF_SAMPLE_IDENTIFIER while others do", it->second));
-    return a;
+    return it->second;
 }
 
 void Reader::sample(const Record& r, const Attr& a, Sample& s) const {
     const uint8_t* p = r.body.data();
     size_t n = r.body.size(), at = 0;
+    if (a.raw_at >= 0 && a.tid_at >= 0 && a.time_at >= 0 && a.cpu_at >= 0 && n >= size_t(a.raw_at) + 4) {
+        // The common layout, at offsets fixed per attribute.
+        uint32_t len = u32(p + a.raw_at);
+        if (len <= n - size_t(a.raw_at) - 4) {
+            s.pid = u32(p + a.tid_at), s.tid = u32(p + a.tid_at + 4);
+            s.time = u64(p + a.time_at);
+            s.cpu = u32(p + a.cpu_at);
+            s.raw = {p + a.raw_at + 4, len};
+            return;
+        }
+    }
     auto take = [&](size_t k) {
         if (n - at < k) bad(fmt::format("the sample at byte {} is shorter than its attribute's sample_type says",
                                         r.offset));

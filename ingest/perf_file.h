@@ -41,6 +41,9 @@ struct Attr {
     uint64_t sample_type = 0;
     uint64_t read_format = 0;
     std::vector<uint64_t> ids;  // the sample ids its samples carry
+    // Where TID, TIME, CPU and RAW's size sit in its samples, when no
+    // variable-length field (READ, CALLCHAIN) comes before them; else -1.
+    int tid_at = -1, time_at = -1, cpu_at = -1, raw_at = -1;
 };
 
 // A record of the data section: the bytes after its 8-byte header. For
@@ -77,9 +80,9 @@ public:
     // The next record, or false at the end of the data. Throws FormatError for
     // a record that is cut, too short, or out of the data section.
     bool next(Record& r);
-    // The attribute a sample belongs to (by its id). Throws FormatError for
-    // an id no attribute has.
-    const Attr& attr_of(const Record& r) const;
+    // The index in attrs() of the attribute a sample belongs to (by its id).
+    // Throws FormatError for an id no attribute has.
+    size_t attr_of(const Record& r) const;
     // The sample's fields, as its attribute `a` lays them out. Throws
     // FormatError for a sample shorter than a's sample_type says.
     void sample(const Record& r, const Attr& a, Sample& s) const;

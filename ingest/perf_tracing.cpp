@@ -104,16 +104,4 @@ std::optional<Field> EventFormat::field(std::string_view name) const {
     return Field{uint32_t(f->offset), uint32_t(f->size)};
 }
 
-std::optional<uint64_t> read_field(std::span<const uint8_t> raw, const Field& f) {
-    if (f.offset > raw.size() || f.size > raw.size() - f.offset) return std::nullopt;
-    const uint8_t* p = raw.data() + f.offset;
-    switch (f.size) {
-    case 1: return p[0];
-    case 2: { uint16_t v; std::memcpy(&v, p, 2); return v; }
-    case 4: { uint32_t v; std::memcpy(&v, p, 4); return v; }
-    case 8: { uint64_t v; std::memcpy(&v, p, 8); return v; }
-    }
-    return std::nullopt;
-}
-
 } // namespace eb::ingest::perf

@@ -5,6 +5,7 @@
 // kernel had, whatever its version.
 #pragma once
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <span>
@@ -43,7 +44,19 @@ private:
 };
 
 // An unsigned integer field of a raw payload; nullopt when the payload is
-// shorter than the format says or the size is not 1, 2, 4 or 8.
-std::optional<uint64_t> read_field(std::span<const uint8_t> raw, const Field& f);
+// shorter than the format says or the size is not 1, 2, 4 or 8. Inline: it
+// runs a few times per sample.
+inline std::optional<uint64_t> read_field(std::span<const uint8_t> raw, const Field& f) {
+    if (f.offset > raw.size() || f.size > raw.size() - f.offset) return std::nullopt;
+    const uint8_t* p = raw.data() + f.offset;
+    uint64_t v = 0;
+    switch (f.size) {
+    case 1: return p[0];
+    case 2: std::memcpy(&v, p, 2); return v;  // little-endian: the low bytes
+    case 4: std::memcpy(&v, p, 4); return v;
+    case 8: std::memcpy(&v, p, 8); return v;
+    }
+    return std::nullopt;
+}
 
 } // namespace eb::ingest::perf

@@ -1,11 +1,13 @@
 #include "ingest/profile_input.h"
 
 #include <algorithm>
+#include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ingest/perf_data.h"
 #include "ingest/perf_kvm.h"
 #include "profile/trace_file.h"
 #include "sys/error.h"
@@ -27,11 +29,22 @@ bool is_text(const std::string& path) {
     return n > 0 && std::find(buf, buf + n, '\0') == buf + n;
 }
 
+// perf.data's magic, either byte order (its reader refuses the other itself).
+bool is_perf_data(const std::string& path) {
+    char magic[8] = {};
+    sys::Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+    return fd.valid() && ::read(fd.get(), magic, 8) == 8 &&
+           (std::memcmp(magic, "PERFILE2", 8) == 0 || std::memcmp(magic, "2ELIFREP", 8) == 0);
+}
+
 } // namespace
 
 profile::Report read_profile(const std::string& path, const profile::Options& opt) {
-    // The trace reader's errors are typed (a bad file InputError, a failing read HostError) and name the file.
-    if (!is_text(path)) return profile::analyze(profile::read_trace(path), opt);
+    // The readers' errors are typed (a bad file InputError, a failing read HostError) and name the file.
+    if (!is_text(path)) {
+        if (is_perf_data(path)) return analyze_perf_data(path, opt);
+        return profile::analyze(profile::read_trace(path), opt);
+    }
     if (opt.vcpu) throw InputError(fmt::format("{}: --vcpu does not apply to a perf kvm stat table", path));
     std::string text;
     auto tables = read_perf_tables(path, text);

@@ -142,13 +142,15 @@ void check_sort(const std::string& key) {
 }
 
 // Counts per tracepoint and key, for traces whose exits cannot be timed.
-std::vector<Row> count_rows(std::span<const Event> events, const Options& opt) {
-    Rows rows;
-    for (const Event& e : events) {
-        if (opt.vcpu && e.vcpu != *opt.vcpu) continue;
+class CountRows {
+public:
+    explicit CountRows(const Options& opt) : opt_(opt) {}
+
+    void add(const Event& e) {
+        if (opt_.vcpu && e.vcpu != *opt_.vcpu) return;
         Key k{e.type, 0, 0};
         switch (e.type) {
-        case EventType::Lost: continue;
+        case EventType::Lost: return;
         case EventType::Exit: k.key = e.a; break;
         case EventType::Entry: break;
         case EventType::Mmio: k = {e.type, e.a, e.b > kMmioWrite ? uint32_t(kMmioRead) : uint32_t(e.b)}; break;
@@ -156,19 +158,26 @@ std::vector<Row> count_rows(std::span<const Event> events, const Options& opt) {
         case EventType::Msr: k = {e.type, e.a, e.b != 0}; break;
         case EventType::UserspaceExit: k.key = e.a; break;
         case EventType::EmulateInsn: k.info = e.b != 0; break;
-        default: continue;
+        default: return;
         }
-        bool wanted = opt.mode == Mode::VmExit || (opt.mode == Mode::Mmio && e.type == EventType::Mmio) ||
-                      (opt.mode == Mode::Ioport && e.type == EventType::Pio) ||
-                      (opt.mode == Mode::Msr && e.type == EventType::Msr);
-        if (wanted) rows.add_count(rows.find(k), e.vcpu);
+        bool wanted = opt_.mode == Mode::VmExit || (opt_.mode == Mode::Mmio && e.type == EventType::Mmio) ||
+                      (opt_.mode == Mode::Ioport && e.type == EventType::Pio) ||
+                      (opt_.mode == Mode::Msr && e.type == EventType::Msr);
+        if (wanted) rows_.add_count(rows_.find(k), e.vcpu);
     }
-    std::vector<Row> out = rows.take();
-    for (Row& r : out) r.timed = false;
-    return out;
-}
 
-std::string degraded_note(const Report& r, std::span<const Event> events, std::string_view backend,
+    std::vector<Row> take() {
+        std::vector<Row> out = rows_.take();
+        for (Row& r : out) r.timed = false;
+        return out;
+    }
+
+private:
+    const Options& opt_;
+    Rows rows_;
+};
+
+std::string degraded_note(const Report& r, uint64_t events, std::string_view backend,
                           const std::vector<std::string>* tracepoints) {
     uint64_t exits = r.events_by_type[uint8_t(EventType::Exit)];
     uint64_t entries = r.events_by_type[uint8_t(EventType::Entry)];
@@ -179,10 +188,10 @@ std::string degraded_note(const Report& r, std::span<const Event> events, std::s
     auto listed = [&](const std::string& t) { return t == missing || t == std::string("kvm:") + missing; };
     if (tracepoints && std::none_of(tracepoints->begin(), tracepoints->end(), listed))
         why = "was not available on the recording host";
-    if (events.empty()) return fmt::format("the trace holds no events{}: nothing to time or count", where);
+    if (events == 0) return fmt::format("the trace holds no events{}: nothing to time or count", where);
     return fmt::format("{} {}{}: no handling latency can be measured. The rows count the KVM events that did "
                        "fire ({} in all), without latency; they are not a count of guest exits.",
-                       missing, why, where, events.size());
+                       missing, why, where, events);
 }
 
 // Pairs a mode's begin and end events per thread into timed rows, as perf
@@ -292,23 +301,56 @@ void finish_rows(Report& rep, std::string_view isa, const std::string& sort) {
 Report analyze_events(std::span<const Event> events, std::string_view isa, const Options& opt,
                       uint64_t header_lost, std::string_view backend,
                       const std::vector<std::string>* tracepoints) {
-    check_sort(opt.sort);
-    Report rep;
-    rep.mode = opt.mode;
-    rep.vcpu = opt.vcpu;
-    rep.sort = opt.sort;
-    rep.isa = std::string(isa);
-    rep.backend = std::string(backend);
-    Pairer pairer(opt, rep);
-    for (const Event& e : events) pairer.add(e);
-    std::vector<Row> timed = pairer.finish(header_lost);
-    rep.degraded = degraded_note(rep, events, backend, tracepoints);
-    rep.rows = rep.degraded.empty() ? std::move(timed) : count_rows(events, opt);
-    finish_rows(rep, isa, opt.sort);
-    return rep;
+    Analysis a(opt);
+    for (const Event& e : events) a.add(e);
+    if (a.degraded())
+        for (const Event& e : events) a.count(e);
+    return a.finish(isa, header_lost, backend, tracepoints);
 }
 
 } // namespace
+
+struct Analysis::Impl {
+    explicit Impl(const Options& o) : opt(o), pairer(opt, rep), counts(opt) {}
+    Options opt;
+    Report rep;
+    Pairer pairer;
+    CountRows counts;
+    uint64_t events = 0;
+};
+
+Analysis::Analysis(const Options& opt) : impl_(std::make_unique<Impl>(opt)) {
+    check_sort(opt.sort);
+    impl_->rep.mode = opt.mode;
+    impl_->rep.vcpu = opt.vcpu;
+    impl_->rep.sort = opt.sort;
+}
+
+Analysis::~Analysis() = default;
+
+void Analysis::add(const Event& e) {
+    ++impl_->events;
+    impl_->pairer.add(e);
+}
+
+bool Analysis::degraded() const {
+    const auto& n = impl_->rep.events_by_type;
+    return !n[uint8_t(EventType::Exit)] || !n[uint8_t(EventType::Entry)];
+}
+
+void Analysis::count(const Event& e) { impl_->counts.add(e); }
+
+Report Analysis::finish(std::string_view isa, uint64_t header_lost, std::string_view backend,
+                        const std::vector<std::string>* tracepoints) {
+    Report& rep = impl_->rep;
+    rep.isa = std::string(isa);
+    rep.backend = std::string(backend);
+    std::vector<Row> timed = impl_->pairer.finish(header_lost);
+    rep.degraded = degraded_note(rep, impl_->events, backend, tracepoints);
+    rep.rows = rep.degraded.empty() ? std::move(timed) : impl_->counts.take();
+    finish_rows(rep, isa, rep.sort);
+    return std::move(rep);
+}
 
 std::string_view mode_name(Mode m) {
     switch (m) {

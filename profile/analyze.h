@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -101,6 +102,28 @@ struct Report {
 };
 
 Report analyze(const TraceFile& trace, const Options& opt);
+
+// The same, fed one event at a time, for events not held in memory (a
+// perf.data read as it streams). Add every event in the trace's order (each
+// thread's own events in time order is what pairing needs); if degraded()
+// then (no kvm_exit or no kvm_entry: no latency), count() them all again;
+// then finish(), once. Throws InputError for an unknown opt.sort.
+class Analysis {
+public:
+    explicit Analysis(const Options& opt);
+    ~Analysis();
+    Analysis(const Analysis&) = delete;
+    Analysis& operator=(const Analysis&) = delete;
+    void add(const Event& e);
+    bool degraded() const;
+    void count(const Event& e);
+    Report finish(std::string_view isa, uint64_t header_lost, std::string_view backend,
+                  const std::vector<std::string>* tracepoints);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
 // The same on bare events; lost_events as the header's.
 Report analyze(std::span<const Event> events, std::string_view isa, const Options& opt,
                uint64_t lost_events = 0, std::string_view backend = {});

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -128,9 +129,17 @@ int Process::release() {
     return n == sizeof e ? e : 0;
 }
 
+pid_t Process::reap(int& status, int flags) {
+    struct rusage ru {};
+    pid_t r = wait4(pid_, &status, flags, &ru);
+    if (r == pid_) peak_rss_kb_ = uint64_t(ru.ru_maxrss);
+    return r;
+}
+
 ProcessEnd Process::finish(int status) {
     if (own_group_) kill(-pid_, SIGKILL);  // whatever the child left in its group
     ProcessEnd end;
+    end.peak_rss_kb = peak_rss_kb_;
     if (WIFEXITED(status)) end.code = WEXITSTATUS(status);
     if (WIFSIGNALED(status)) end.signal = WTERMSIG(status);
     end_ = end;
@@ -140,7 +149,7 @@ ProcessEnd Process::finish(int status) {
 std::optional<ProcessEnd> Process::poll() {
     if (end_) return end_;
     int status = 0;
-    pid_t r = waitpid(pid_, &status, WNOHANG);
+    pid_t r = reap(status, WNOHANG);
     if (r == pid_) return finish(status);
     if (r < 0 && errno != EINTR) throw HostError(std::string("waitpid: ") + std::strerror(errno));
     return std::nullopt;
@@ -168,11 +177,11 @@ ProcessEnd Process::terminate() {
     kill(target, SIGTERM);
     int status = 0;
     for (int i = 0; i < 100; ++i) {
-        if (waitpid(pid_, &status, WNOHANG) == pid_) return finish(status);
+        if (reap(status, WNOHANG) == pid_) return finish(status);
         sleep_ms(20);
     }
     kill(target, SIGKILL);
-    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {}
+    while (reap(status, 0) < 0 && errno == EINTR) {}
     return finish(status);
 }
 
@@ -180,7 +189,7 @@ ProcessEnd Process::wait(double timeout_s, const std::atomic<bool>* interrupt) {
     if (timeout_s <= 0 && !interrupt && !end_) {  // nothing to watch: block, so its end is seen at once
         int status = 0;
         pid_t r;
-        while ((r = waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {}
+        while ((r = reap(status, 0)) < 0 && errno == EINTR) {}
         if (r == pid_) return finish(status);
         throw HostError(std::string("waitpid: ") + std::strerror(errno));
     }

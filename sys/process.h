@@ -6,6 +6,7 @@
 #pragma once
 #include <atomic>
 #include <csignal>
+#include <cstdint>
 #include <optional>
 #include <sys/types.h>
 #include <string>
@@ -35,6 +36,7 @@ struct ProcessEnd {
     bool interrupted = false;  // killed because `interrupt` was set
     int code = -1;             // exit status when it exited; -1 when a signal ended it
     int signal = 0;            // the signal that ended it, or 0
+    uint64_t peak_rss_kb = 0;  // its largest resident set (wait4's ru_maxrss)
     bool ok() const { return !timed_out && !interrupted && code == 0; }
     int status() const { return signal ? 128 + signal : code; }  // as a shell's $? says it
 };
@@ -66,7 +68,9 @@ public:
 
 private:
     ProcessEnd finish(int status);
+    pid_t reap(int& status, int flags);  // wait4, keeping the child's peak memory
     pid_t pid_ = -1;
+    uint64_t peak_rss_kb_ = 0;
     bool own_group_ = true;
     int go_ = -1;        // held: a byte lets it exec, EOF makes it exit 126
     int exec_err_ = -1;  // held: exec's errno, or EOF once exec succeeded

@@ -1,7 +1,7 @@
 // perf_data_gen: a perf.data of many kvm samples, made without /dev/kvm from
 // a real one (the fixture recorded under the nested kvm_amd): its attributes,
 // tracing data and features as they are, and its samples repeated, each copy
-// later than the last, until there are at least --events of them. perf
+// later than the last, until there are --events of them. perf
 // itself reads the result (tests/integration/perf_data_test.cpp checks
 // that perf kvm stat report and exitbench agree on it row for row).
 //
@@ -55,7 +55,7 @@ Template load(const std::string& path) {
         out.bytes.assign(rec.body.data() - 8, rec.body.data() + rec.body.size());
         if (rec.type == perf::kRecordSample) {
             perf::Sample s;
-            const perf::Attr& a = r.attr_of(rec);
+            const perf::Attr& a = r.attrs()[r.attr_of(rec)];
             r.sample(rec, a, s);
             uint64_t st = a.sample_type;
             out.time_at = 8 + 8 * (!!(st & perf::kSampleIdentifier) + !!(st & perf::kSampleIp) +
@@ -104,7 +104,7 @@ void put_header(std::vector<uint8_t>& r, uint32_t type, size_t size) {
     std::memcpy(r.data(), &type, 4), std::memcpy(r.data() + 4, &misc, 2), std::memcpy(r.data() + 6, &s, 2);
 }
 
-// The samples, copied until there are `events`. The records that end
+// The samples, copied until there are `events` (fewer than the template's: its first ones). The records that end
 // threads are left out: no copy's samples come from a thread perf saw exit.
 uint64_t write_data(const Template& t, uint64_t events, Out& o) {
     uint64_t n = 0, shift = 0, span = t.last - t.first + 1000;
@@ -120,7 +120,7 @@ uint64_t write_data(const Template& t, uint64_t events, Out& o) {
             uint64_t time = u64(b.data() + r.time_at) + shift;
             std::memcpy(b.data() + r.time_at, &time, 8);
             o.record(b);
-            ++n;
+            if (++n == events) break;
         }
     }
     o.flush();
