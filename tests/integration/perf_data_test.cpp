@@ -103,6 +103,18 @@ TEST_F(PerfData, AMillionEventFileGivesPerfKvmStatReportsTableRowForRow) {
     EXPECT_NE(theirs.back().find("Total Samples:40"), std::string::npos) << theirs.back();  // 3353 exits a copy, 119.5 copies
 }
 
+// Each round's samples last first: every thread's events are out of time
+// order in the file, so the direct report falls back to perf's round order,
+// and still gives perf's table.
+TEST_F(PerfData, ThreadsOutOfOrderInTheFileStillGivePerfsTable) {
+    if (!have_tool("perf")) GTEST_SKIP() << "perf is not installed (linux-perf): nothing to compare with";
+    auto data = generated("reversed.data", 100000, "--reverse");
+    auto theirs = perfs(data);
+    ASSERT_GE(theirs.size(), 3u) << ::testing::PrintToString(theirs);
+    EXPECT_EQ(direct(data), theirs);
+    EXPECT_EQ(ours(data), theirs);
+}
+
 // Pipe mode (perf record -o -) and compressed records (perf record -z) hold
 // the same events as the plain file, and become the same trace.
 TEST_F(PerfData, PipeModeAndZstdRecordsReadAsThePlainFileDoes) {

@@ -5,10 +5,12 @@
 // itself reads the result (tests/integration/perf_data_test.cpp checks
 // that perf kvm stat report and exitbench agree on it row for row).
 //
-//   perf_data_gen TEMPLATE OUT --events N [--pipe] [--zstd]
+//   perf_data_gen TEMPLATE OUT --events N [--pipe] [--zstd] [--reverse]
 //
 // --pipe writes pipe mode (perf record -o -), --zstd the samples in
-// compressed records (perf record -z), one zstd frame of whole records each.
+// compressed records (perf record -z), one zstd frame of whole records each;
+// --reverse the samples of each round last first (perf's rounds allow any
+// order within one), so threads' events are out of time order in the file.
 #include <cstdio>
 #include <cstring>
 #include <fmt/format.h>
@@ -106,12 +108,18 @@ void put_header(std::vector<uint8_t>& r, uint32_t type, size_t size) {
 
 // The samples, copied until there are `events` (fewer than the template's: its first ones). The records that end
 // threads are left out: no copy's samples come from a thread perf saw exit.
-uint64_t write_data(const Template& t, uint64_t events, Out& o) {
+uint64_t write_data(const Template& t, uint64_t events, bool reverse, Out& o) {
     uint64_t n = 0, shift = 0, span = t.last - t.first + 1000;
+    std::vector<std::vector<uint8_t>> round;  // --reverse: this round's samples, written last first
+    auto end_round = [&] {
+        for (auto it = round.rbegin(); it != round.rend(); ++it) o.record(*it);
+        round.clear();
+    };
     for (int copy = 0; n < events; ++copy, shift += span) {
         for (const auto& r : t.recs) {
             if (r.type == 4 /* EXIT */) continue;
             if (r.type != perf::kRecordSample && r.type != perf::kRecordFinishedRound && copy > 0) continue;
+            if (r.type == perf::kRecordFinishedRound) end_round();
             if (!r.time_at) {
                 o.record(r.bytes);
                 continue;
@@ -119,10 +127,12 @@ uint64_t write_data(const Template& t, uint64_t events, Out& o) {
             auto b = r.bytes;
             uint64_t time = u64(b.data() + r.time_at) + shift;
             std::memcpy(b.data() + r.time_at, &time, 8);
-            o.record(b);
+            if (reverse) round.push_back(std::move(b));
+            else o.record(b);
             if (++n == events) break;
         }
     }
+    end_round();
     o.flush();
     return n;
 }
@@ -140,10 +150,10 @@ std::map<int, std::vector<uint8_t>> features_of(const Template& t, bool zstd) {
 
 // File mode: the template's header, ids and attributes, the new data, then
 // the feature table and sections after it. Returns the header to patch in.
-std::vector<uint8_t> write_file(const Template& t, uint64_t events, bool zstd, Out& o) {
+std::vector<uint8_t> write_file(const Template& t, uint64_t events, bool zstd, bool reverse, Out& o) {
     std::vector<uint8_t> head(t.file.begin(), t.file.begin() + std::ptrdiff_t(t.data_off));
     o.raw(head.data(), head.size());
-    write_data(t, events, o);
+    write_data(t, events, reverse, o);
     uint64_t len = o.pos() - t.data_off;
     auto features = features_of(t, zstd);
     uint64_t off = o.pos() + 16 * features.size();
@@ -164,7 +174,7 @@ std::vector<uint8_t> write_file(const Template& t, uint64_t events, bool zstd, O
 }
 
 // Pipe mode: attribute, feature and tracing data records, then the data.
-void write_pipe(const Template& t, uint64_t events, bool zstd, Out& o) {
+void write_pipe(const Template& t, uint64_t events, bool zstd, bool reverse, Out& o) {
     const uint8_t* h = t.file.data();
     uint64_t magic = u64(h), sixteen = 16;
     o.raw(&magic, 8), o.raw(&sixteen, 8);
@@ -198,7 +208,7 @@ void write_pipe(const Template& t, uint64_t events, bool zstd, Out& o) {
     r.insert(r.end(), reinterpret_cast<uint8_t*>(sz), reinterpret_cast<uint8_t*>(sz) + 8);
     o.raw(r.data(), r.size());
     o.raw(tracing.data(), tracing.size());
-    write_data(t, events, o);
+    write_data(t, events, reverse, o);
 }
 
 } // namespace
@@ -207,17 +217,18 @@ int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
     std::string in, out;
     uint64_t events = 0;
-    bool pipe = false, zstd = false;
+    bool pipe = false, zstd = false, reverse = false;
     for (size_t i = 0; i < args.size(); ++i) {
         if (args[i] == "--events" && i + 1 < args.size()) events = std::stoull(args[++i]);
         else if (args[i] == "--pipe") pipe = true;
         else if (args[i] == "--zstd") zstd = true;
+        else if (args[i] == "--reverse") reverse = true;
         else if (in.empty()) in = args[i];
         else if (out.empty()) out = args[i];
         else in.clear(), i = args.size();
     }
     if (in.empty() || out.empty() || events == 0) {
-        std::fputs("usage: perf_data_gen TEMPLATE OUT --events N [--pipe] [--zstd]\n", stderr);
+        std::fputs("usage: perf_data_gen TEMPLATE OUT --events N [--pipe] [--zstd] [--reverse]\n", stderr);
         return 2;
     }
     try {
@@ -225,8 +236,8 @@ int main(int argc, char** argv) {
         std::vector<uint8_t> head;
         {
             Out o(out, zstd);
-            if (pipe) write_pipe(t, events, zstd, o);
-            else head = write_file(t, events, zstd, o);
+            if (pipe) write_pipe(t, events, zstd, reverse, o);
+            else head = write_file(t, events, zstd, reverse, o);
             if (!o.ok()) throw std::runtime_error("cannot write " + out);
         }
         if (!head.empty()) {  // the header last: the data's length and the features are known now
