@@ -39,7 +39,8 @@ ProfileCommands add_profile_commands(CLI::App& app, ProfileArgs& a) {
     c.record->add_option("-o,--output", a.out, "trace file (default exitbench.trace)");
     c.record->add_option("--buffer-kb", a.buffer_kb, "ring buffer per CPU in KiB (default 16384)");
     c.report = c.profile->add_subcommand("report", "analyze a trace: perf kvm stat's table, percentiles, per vCPU");
-    c.report->add_option("-i,--input", a.input, "trace file or perf kvm stat report text (default exitbench.trace)");
+    c.report->add_option("-i,--input", a.input, "trace file, perf.data (read directly) or perf kvm stat report "
+                                                "text (default exitbench.trace)");
     c.report->add_option("--event", a.event, "vmexit (default), mmio, ioport or msr");
     c.report->add_option("--vcpu", a.vcpu, "only this vCPU");
     c.report->add_option("-k,--key,--sort", a.sort,
@@ -52,8 +53,8 @@ ProfileCommands add_profile_commands(CLI::App& app, ProfileArgs& a) {
     c.compare = c.profile->add_subcommand("compare", "per reason: change in count and in mean, p50 and p99 latency; "
                                                      "one trace a side is one VM a side: descriptive, not testable; "
                                                      "several a side (--vs): a test with the trace as the unit");
-    c.compare->add_option("traces", a.files, "OLD NEW: trace files or perf kvm stat report texts; with --vs, the "
-                                             "old side's")->expected(1, 1000)->required();
+    c.compare->add_option("traces", a.files, "OLD NEW: trace files, perf.data files or perf kvm stat report "
+                                             "texts; with --vs, the old side's")->expected(1, 1000)->required();
     c.compare->add_option("--vs", a.vs, "the new side's traces: profile compare OLD1 OLD2 --vs NEW1 NEW2");
     c.compare->add_option("--event", a.event, "vmexit (default), mmio, ioport or msr");
     add_format_option(*c.compare, a.format, report::Subject::ProfileCompare);
