@@ -128,6 +128,7 @@ struct Reader::Impl {
     std::vector<Attr> attrs;
     std::unordered_map<uint64_t, size_t> by_id;
     std::vector<uint32_t> dense;      // by id - dense_base, when the ids span less than kMaxDense
+    bool dense_stale = false;
     uint64_t dense_base = 0;
     Stream in;
     size_t to_consume = 0;             // the last record returned, still in the buffer
@@ -142,14 +143,16 @@ struct Reader::Impl {
 
     void add_attr(Attr a) {
         if (attrs.size() >= kMaxAttrs) bad(fmt::format("more than {} attributes", kMaxAttrs));
+        if (a.ids.size() > kMaxIds - by_id.size()) bad(fmt::format("more than {} sample ids in all", kMaxIds));
         for (uint64_t id : a.ids) by_id.emplace(id, attrs.size());
         attrs.push_back(std::move(a));
-        dense_ids();
+        dense_stale = true;  // rebuilt at the next sample, not once per attribute
     }
 
     // perf numbers the ids from one counter, so they mostly span a small
     // range: then a sample's attribute is an index, not a hash lookup.
     void dense_ids() {
+        dense_stale = false;
         dense.clear();
         if (by_id.empty()) return;
         uint64_t min = UINT64_MAX, max = 0;
@@ -363,6 +366,7 @@ size_t Reader::attr_of(const Record& r) const {
         bad("several attributes, and samples without PERF_SAMPLE_IDENTIFIER to tell them apart");
     if (r.body.size() < 8) bad(fmt::format("the sample at byte {} is too short for its id", r.offset));
     uint64_t id = u64(r.body.data());
+    if (impl_->dense_stale) impl_->dense_ids();
     const auto& dense = impl_->dense;
     if (id - impl_->dense_base < dense.size() && dense[id - impl_->dense_base] != UINT32_MAX &&
         (attrs[dense[id - impl_->dense_base]].sample_type & kSampleIdentifier))
