@@ -5,9 +5,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
+#include <fcntl.h>
 #include <functional>
 #include <optional>
+#include <unistd.h>
 #include <unordered_map>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "ingest/perf_tracing.h"
 #include "profile/trace_file.h"
 #include "sys/error.h"
+#include "sys/fd.h"
 
 namespace eb::ingest {
 
@@ -39,8 +41,7 @@ constexpr Kept kKept[] = {
     {"kvm_userspace_exit", EventType::UserspaceExit, {"reason", "", "", ""}},
 };
 constexpr uint64_t kIsaSvm = 2;  // kvm_exit's isa: KVM_ISA_VMX 1, KVM_ISA_SVM 2
-constexpr uint8_t kUnresolvedVcpu = 1;
-constexpr uint64_t kNoVcpu = UINT64_MAX;  // Event::pad while the vcpu comes from the thread's last entry/exit
+constexpr uint8_t kUnresolvedVcpu = 1;  // Event::pad while the vcpu comes from the thread's last entry/exit
 
 // What one attribute's samples become.
 struct Tp {
@@ -175,30 +176,34 @@ private:
         pending_.push_back(e);
     }
 
+    // What the import keeps per thread, with the last thread's kept at hand:
+    // events come in runs of one thread's.
+    struct Thread {
+        uint64_t last_ts = 0;          // Order::Thread: its last event's time
+        std::optional<uint32_t> vcpu;  // of its last entry or exit
+    };
+    Thread& thread(uint32_t tid) {
+        if (!cached_ || tid != cached_tid_) cached_tid_ = tid, cached_ = &threads_[tid];  // never moved by a rehash
+        return *cached_;
+    }
+
     void in_file_order(Event& e) {
-        if (!last_ts_ || e.tid != last_tid_) {
-            last_tid_ = e.tid;
-            last_ts_ = &thread_ts_[e.tid];
-        }
-        if (e.ts_ns < *last_ts_) {
+        Thread& th = thread(e.tid);
+        if (e.ts_ns < th.last_ts) {
             out_of_order_ = true;
             return;
         }
-        *last_ts_ = e.ts_ns;
+        th.last_ts = e.ts_ns;
         emit(e);
     }
 
     void emit(Event e) {
-        if (!vcpu_slot_ || e.tid != vcpu_tid_) {  // events come in runs of one thread's
-            vcpu_tid_ = e.tid;
-            auto [it, fresh] = vcpu_of_.try_emplace(e.tid, kNoVcpu);
-            vcpu_slot_ = &it->second;  // stays valid: unordered_map never moves its elements
-        }
+        Thread& th = thread(e.tid);
         if (e.pad == kUnresolvedVcpu) {
-            e.vcpu = *vcpu_slot_ == kNoVcpu ? 0 : uint32_t(*vcpu_slot_);
+            e.vcpu = th.vcpu.value_or(0);
             e.pad = 0;
         } else {
-            *vcpu_slot_ = e.vcpu;
+            th.vcpu = e.vcpu;
         }
         ++result_.events;
         sink_(e);
@@ -222,12 +227,9 @@ private:
     std::unique_ptr<perf::TracingData> tracing_;
     std::vector<std::optional<Tp>> tps_;  // by attribute index
     std::vector<Event> pending_;
-    std::unordered_map<uint32_t, uint64_t> vcpu_of_;  // a thread's last entry/exit vcpu, or kNoVcpu
-    uint32_t vcpu_tid_ = UINT32_MAX;
-    uint64_t* vcpu_slot_ = nullptr;
-    std::unordered_map<uint32_t, uint64_t> thread_ts_;  // Order::Thread: each thread's last time
-    uint32_t last_tid_ = UINT32_MAX;
-    uint64_t* last_ts_ = nullptr;
+    std::unordered_map<uint32_t, Thread> threads_;
+    uint32_t cached_tid_ = 0;
+    Thread* cached_ = nullptr;
     bool out_of_order_ = false;
     std::string isa_;
     uint64_t max_time_ = 0, round_limit_ = 0, samples_ = 0;
@@ -236,13 +238,18 @@ private:
 
 } // namespace
 
+bool is_perf_data(const std::string& path) {
+    char magic[8] = {};
+    sys::Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));  // O_NONBLOCK: a FIFO is not waited on
+    return fd.valid() && ::read(fd.get(), magic, 8) == 8 &&
+           (std::memcmp(magic, "PERFILE2", 8) == 0 || std::memcmp(magic, "2ELIFREP", 8) == 0);
+}
+
 void check_perf_data(const std::string& perf_data) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(perf_data, ec))
         throw InputError(fmt::format("cannot read {}: no such regular file", perf_data));
-    char magic[8] = {};
-    std::ifstream(perf_data, std::ios::binary).read(magic, 8);
-    if (std::memcmp(magic, "PERFILE2", 8) != 0 && std::memcmp(magic, "2ELIFREP", 8) != 0)
+    if (!is_perf_data(perf_data))
         throw InputError(fmt::format("{}: not a perf.data file (no PERFILE2 magic)", perf_data));
 }
 
@@ -256,7 +263,7 @@ template <class F> auto typed_errors(const std::string& perf_data, F&& f) {
     }
 }
 
-PerfDataImport import_perf_data(const std::string& perf_data, const std::string& out) {
+PerfEvents import_perf_data(const std::string& perf_data, const std::string& out) {
     check_perf_data(perf_data);
     return typed_errors(perf_data, [&] {
         std::unique_ptr<profile::TraceWriter> w;

@@ -21,8 +21,10 @@ struct PerfEvents {
     std::vector<std::string> tracepoints;     // the kvm tracepoints recorded ("kvm_exit", ...)
     bool pipe_mode = false;
 };
-using PerfDataImport = PerfEvents;
 
+// Whether `path` starts with perf.data's magic, in either byte order (the
+// reader refuses the other one itself, by name).
+bool is_perf_data(const std::string& path);
 // The checks before any output is made: a regular file with perf.data's
 // magic. InputError otherwise.
 void check_perf_data(const std::string& perf_data);
@@ -31,7 +33,7 @@ void check_perf_data(const std::string& perf_data);
 // InputError (one line naming the file) for a file that is not a perf.data
 // this reader can read, or one without kvm samples; HostError when it
 // cannot be read.
-PerfDataImport import_perf_data(const std::string& perf_data, const std::string& out);
+PerfEvents import_perf_data(const std::string& perf_data, const std::string& out);
 
 // `profile report` of a perf.data without a trace file between: its events
 // streamed into the analysis, nothing held per event but the durations.

@@ -1,7 +1,6 @@
 #include "ingest/profile_input.h"
 
 #include <algorithm>
-#include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
@@ -27,14 +26,6 @@ bool is_text(const std::string& path) {
     char buf[4096];
     ssize_t n = ::read(fd.get(), buf, sizeof buf);
     return n > 0 && std::find(buf, buf + n, '\0') == buf + n;
-}
-
-// perf.data's magic, either byte order (its reader refuses the other itself).
-bool is_perf_data(const std::string& path) {
-    char magic[8] = {};
-    sys::Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
-    return fd.valid() && ::read(fd.get(), magic, 8) == 8 &&
-           (std::memcmp(magic, "PERFILE2", 8) == 0 || std::memcmp(magic, "2ELIFREP", 8) == 0);
 }
 
 } // namespace

@@ -177,12 +177,15 @@ private:
     Rows rows_;
 };
 
+// No latency without both ends of an exit: the rows are then counts.
+bool untimed(const Report& r) {
+    return !r.events_by_type[uint8_t(EventType::Exit)] || !r.events_by_type[uint8_t(EventType::Entry)];
+}
+
 std::string degraded_note(const Report& r, uint64_t events, std::string_view backend,
                           const std::vector<std::string>* tracepoints) {
-    uint64_t exits = r.events_by_type[uint8_t(EventType::Exit)];
-    uint64_t entries = r.events_by_type[uint8_t(EventType::Entry)];
-    if (exits && entries) return {};
-    const char* missing = exits ? "kvm_entry" : "kvm_exit";
+    if (!untimed(r)) return {};
+    const char* missing = r.events_by_type[uint8_t(EventType::Exit)] ? "kvm_entry" : "kvm_exit";
     std::string where = backend.empty() ? std::string() : fmt::format(" (backend {})", backend);
     std::string why = "never fired in this trace";
     auto listed = [&](const std::string& t) { return t == missing || t == std::string("kvm:") + missing; };
@@ -333,10 +336,7 @@ void Analysis::add(const Event& e) {
     impl_->pairer.add(e);
 }
 
-bool Analysis::degraded() const {
-    const auto& n = impl_->rep.events_by_type;
-    return !n[uint8_t(EventType::Exit)] || !n[uint8_t(EventType::Entry)];
-}
+bool Analysis::degraded() const { return untimed(impl_->rep); }
 
 void Analysis::count(const Event& e) { impl_->counts.add(e); }
 

@@ -79,14 +79,26 @@ TEST(Process, AnUnreleasedChildIsReapedWithItsHandle) {
     EXPECT_EQ(errno, ESRCH);
 }
 
+namespace {
+
+// A shell that, on SIGTERM, cleans up for 0.3 s and exits 7; returned once
+// its trap is set (the trap comes before the file it makes; a shell that
+// died first fails its test, not hangs it).
+sys::Spawn trapping_shell(const std::string& ready) {
+    return sys::Spawn{{"sh", "-c", "trap 'sleep 0.3; exit 7' TERM; : > " + ready + "; while :; do sleep 0.05; done"}};
+}
+void await_trap(sys::Process& p, const std::string& ready) {
+    while (!std::filesystem::exists(ready) && !p.poll()) usleep(10000);
+}
+
+} // namespace
+
 TEST(Process, ASignalLetsTheChildEndItsOwnWay) {
     // Its trap's exit status, not a kill: signal() does not escalate.
     test::TempDir tmp;
     std::string ready = tmp.path("ready");
-    sys::Process p(sys::Spawn{{"sh", "-c", "trap 'sleep 0.3; exit 7' TERM; : > " + ready +
-                                               "; while :; do sleep 0.05; done"}});
-    // The trap is set before the file is made; a shell that died first fails below, not hangs.
-    while (!std::filesystem::exists(ready) && !p.poll()) usleep(10000);
+    sys::Process p(trapping_shell(ready));
+    await_trap(p, ready);
     p.signal(SIGTERM);
     auto end = p.wait(60, nullptr);
     EXPECT_EQ(end.code, 7);
@@ -96,9 +108,8 @@ TEST(Process, ASignalLetsTheChildEndItsOwnWay) {
 TEST(Process, WaitOutPassesTheStopOnOnceAndWaitsForTheEnd) {
     test::TempDir tmp;
     std::string ready = tmp.path("ready");
-    sys::Process p(sys::Spawn{{"sh", "-c", "trap 'sleep 0.3; exit 7' TERM; : > " + ready +
-                                               "; while :; do sleep 0.05; done"}});
-    while (!std::filesystem::exists(ready) && !p.poll()) usleep(10000);
+    sys::Process p(trapping_shell(ready));
+    await_trap(p, ready);
     std::atomic<bool> stop{true};
     auto end = p.wait_out(stop);
     EXPECT_EQ(end.status(), 7);  // its own exit, after its trap's cleanup: no SIGKILL
