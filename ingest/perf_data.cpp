@@ -264,7 +264,6 @@ template <class F> auto typed_errors(const std::string& perf_data, F&& f) {
 }
 
 PerfEvents import_perf_data(const std::string& perf_data, const std::string& out) {
-    check_perf_data(perf_data);
     return typed_errors(perf_data, [&] {
         std::unique_ptr<profile::TraceWriter> w;
         std::vector<Event> first;  // until the first exit names the header's ISA (or 64 Ki events came without)
@@ -296,7 +295,6 @@ PerfEvents import_perf_data(const std::string& perf_data, const std::string& out
 }
 
 profile::Report analyze_perf_data(const std::string& perf_data, const profile::Options& opt) {
-    check_perf_data(perf_data);
     return typed_errors(perf_data, [&] {
         auto pass = [&](Events::Order order, profile::Analysis& a, bool count) {
             Events ev(perf_data, order, [&](const Event& e) { count ? a.count(e) : a.add(e); });

@@ -29,7 +29,8 @@ bool is_perf_data(const std::string& path);
 // magic. InputError otherwise.
 void check_perf_data(const std::string& perf_data);
 
-// Writes the trace of `perf_data` to `out`, published only when whole.
+// Writes the trace of `perf_data` to `out`, published only when whole. The
+// reader makes check_perf_data's checks itself, with the same words.
 // InputError (one line naming the file) for a file that is not a perf.data
 // this reader can read, or one without kvm samples; HostError when it
 // cannot be read.
