@@ -11,7 +11,7 @@
 #include "cli/history.h"
 #include "cli/parse.h"
 #include "report/sanitize.h"
-#include "suite/registry.h"
+#include "lab/catalog.h"
 
 namespace eb::cli {
 
@@ -79,7 +79,7 @@ void print_lines(std::FILE* f, const std::string& text) {
 }
 
 std::string boot_line(const lab::BootPlan& p, const lab::BootOutcome& o) {
-    std::string how = p.hardware ? "hardware" : suite::kEmulatedNote;
+    std::string how = p.hardware ? "hardware" : lab::kEmulatedNote;
     if (!o.ok())
         return fmt::format("boot of {} failed after {:.1f} s: {}", p.release, o.seconds, report::printable(o.failure));
     return fmt::format("booted {} ({}; {}), boot id {}, in {:.1f} s", p.release, how, p.machine(), o.boot_id, o.seconds);
@@ -120,7 +120,7 @@ int cmd_boot(const BootArgs& a, const std::atomic<bool>& interrupt) {
     // Read here, as run does: a failure that is a known limit of how the
     // exits ran (QEMU TCG's gaps, for an emulated boot) is expected.
     const auto& rep = *o.report;
-    return rep.interrupted ? kInterrupted : suite::has_unexpected_failure(rep) ? kTestFailed : kOk;
+    return rep.interrupted ? kInterrupted : lab::has_unexpected_failure(rep) ? kTestFailed : kOk;
 }
 
 namespace {

@@ -46,7 +46,7 @@ std::vector<std::string> child_words(const std::string& device, const RunArgs& c
     return w;
 }
 
-std::string sd(const stats::Component& c) {
+std::string sd(const lab::Component& c) {
     if (c.df == 0 && c.var == 0) return "0 (within the noise below)";
     return fmt::format("{:.3f}%", std::sqrt(c.var) * 100);
 }

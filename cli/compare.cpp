@@ -20,8 +20,7 @@
 #include "cli/kselftest.h"
 #include "lab/compare_saved.h"
 #include "report/compare.h"
-#include "suite/compare.h"
-#include "suite/gate.h"
+#include "lab/recipe_check.h"
 
 namespace eb::cli {
 
@@ -168,31 +167,29 @@ std::optional<std::vector<std::vector<std::string>>> saved_sides(const CompareAr
 // --fail-if-slower: every slower test on stderr whatever the outcome, then
 // kTestFailed (a regression), kNotTestable (no regression, some test without
 // a verdict) or kOk.
-static int apply_gate(const report::GateView& g) {
+int apply_gate(const report::GateView& g) {
     for (const auto& s : g.slower)
         fmt::print(stderr, "exitbench: {}: {}\n", s.fails ? "REGRESSION" : "slower, within the gate", s.line);
     for (const auto& n : g.not_testable) fmt::print(stderr, "exitbench: --fail-if-slower: {}\n", n.line);
     fmt::print(stderr, "exitbench: {}\n", g.summary());
     switch (g.outcome) {
-    case suite::GateOutcome::Regression: return kTestFailed;
-    case suite::GateOutcome::NotTestable: return kNotTestable;
-    case suite::GateOutcome::Clear: break;
+    case lab::GateOutcome::Regression: return kTestFailed;
+    case lab::GateOutcome::NotTestable: return kNotTestable;
+    case lab::GateOutcome::Clear: break;
     }
     return kOk;
 }
 
-int apply_gate(const suite::ComparisonReport& cmp, double fail_pct) { return apply_gate(report::gate_view(cmp, fail_pct)); }
-
 namespace {
 
 // Saved-result mode: options that only a live compare honours refused, then lab's compare.
-suite::ComparisonReport compare_saved_sides(const CompareArgs& a, const std::vector<std::vector<std::string>>& refs,
+lab::ComparisonReport compare_saved_sides(const CompareArgs& a, const std::vector<std::vector<std::string>>& refs,
                                             double alpha, std::vector<std::string>& header) {
     reject_run_options(a);
     if (a.common.no_save || !a.common.label.empty() || !a.common.note.empty())
         throw UsageError("--label, --note and --no-save apply when compare runs configurations itself; "
                          "saved results are in the history already");
-    double target = suite::kPlanTarget;  // the gate's PCT is the difference that matters, unless named
+    double target = lab::kPlanTarget;  // the gate's PCT is the difference that matters, unless named
     if (!a.target.empty()) target = parse_number("--target", a.target, 1e-3, 100) / 100;
     else if (!a.fail_if_slower.empty()) target = std::max(1e-5, parse_fraction("--fail-if-slower", a.fail_if_slower, 0, 1e6) / 100);
     return lab::compare_saved(refs, a.db, alpha, header, target);
@@ -235,9 +232,7 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
         doc.report = run_live(device, a, alpha, interrupt, doc.header, ran, host.get());
     }
     if (a.recipe_unmet) {
-        auto reasons = *a.recipe_unmet;
-        for (auto& w : suite::knob_warnings(doc.report)) reasons.push_back(std::move(w));
-        suite::mark_not_answerable(doc.report, std::move(reasons));
+        lab::mark_unanswerable(doc.report, *a.recipe_unmet);
     }
     // The gate first: its REGRESSION lines and its exit status are decided
     // before an export, the save or a late signal can end the command, and

@@ -7,7 +7,8 @@
 #include <vector>
 
 #include "cli/run.h"
-#include "suite/compare.h"
+#include "lab/vocabulary.h"
+#include "report/gate_view.h"
 
 namespace eb::cli {
 
@@ -35,9 +36,9 @@ int cmd_compare(const std::string& device, const CompareArgs& a, const std::atom
 // given is refused (UsageError), since saved results keep their settings.
 void reject_run_options(const CompareArgs& a);
 
-// --fail-if-slower PCT applied to `cmp`: the slower tests on stderr, then
-// kTestFailed (a regression), kNotTestable or kOk.
-int apply_gate(const suite::ComparisonReport& cmp, double fail_pct);
+// --fail-if-slower's decision (report::gate_view): the slower tests on
+// stderr, then kTestFailed (a regression), kNotTestable or kOk.
+int apply_gate(const report::GateView& g);
 
 // Splits an option string as a shell would for plain words and quotes.
 std::vector<std::string> split_args(const std::string& s);

@@ -65,7 +65,7 @@ void show_round(uint64_t done, uint64_t rounds, double elapsed_s, double left_s)
 
 } // namespace
 
-suite::ComparisonReport run_live(const std::string& device, const CompareArgs& a, double alpha,
+lab::ComparisonReport run_live(const std::string& device, const CompareArgs& a, double alpha,
                                  const std::atomic<bool>& interrupt, std::vector<std::string>& header,
                                  lab::LiveRuns& ran, lab::RoundHooks* hooks) {
     if (!a.common.sessions.empty())

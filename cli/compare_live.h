@@ -8,14 +8,14 @@
 
 #include "cli/compare.h"
 #include "lab/compare_live.h"
-#include "suite/compare.h"
+#include "lab/vocabulary.h"
 
 namespace eb::cli {
 
 // Runs the configurations of `a` in interleaved rounds; `header` gets the
 // lines that say what ran, `ran` the results; `hooks` (compare --host-profile)
 // hear of each configuration's run in each round.
-suite::ComparisonReport run_live(const std::string& device, const CompareArgs& a, double alpha,
+lab::ComparisonReport run_live(const std::string& device, const CompareArgs& a, double alpha,
                                  const std::atomic<bool>& interrupt, std::vector<std::string>& header,
                                  lab::LiveRuns& ran, lab::RoundHooks* hooks = nullptr);
 

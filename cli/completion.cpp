@@ -11,10 +11,8 @@
 #include "cli/app.h"
 #include "cli/errors.h"
 #include "cli/recipe.h"
-#include "profile/analyze.h"
+#include "lab/catalog.h"
 #include "report/exporter.h"
-#include "suite/registry.h"
-#include "suite/runner.h"
 
 namespace eb::cli {
 
@@ -27,16 +25,6 @@ struct Values {
     std::vector<std::string> choices = {};
 };
 
-std::vector<std::string> test_names() {
-    std::vector<std::string> v;
-    for (const auto& t : suite::registry())
-        if (!t.internal) {
-            v.push_back(t.name);
-            v.insert(v.end(), t.aliases.begin(), t.aliases.end());
-        }
-    return v;
-}
-
 Values values_for(const std::string& placeholder) {
     static const std::map<std::string, std::function<std::vector<std::string>()>> lists = {
         {"FORMAT", [] {
@@ -44,14 +32,14 @@ Values values_for(const std::string& placeholder) {
              for (const auto& f : report::formats()) v.emplace_back(f.name);
              return v;
          }},
-        {"TEST", test_names},
-        {"MODE", [] { return std::vector<std::string>(suite::kApicModes.begin(), suite::kApicModes.end()); }},
-        {"KEY", [] { return std::vector<std::string>(profile::kSortKeys.begin(), profile::kSortKeys.end()); }},
+        {"TEST", lab::test_names},
+        {"MODE", [] { return std::vector<std::string>(lab::kApicModes.begin(), lab::kApicModes.end()); }},
+        {"KEY", [] { return std::vector<std::string>(lab::kSortKeys.begin(), lab::kSortKeys.end()); }},
         {"SHELL", [] { return std::vector<std::string>{"bash", "zsh"}; }},
         {"EVENT", [] {
              std::vector<std::string> v;
-             for (auto m : {profile::Mode::VmExit, profile::Mode::Mmio, profile::Mode::Ioport, profile::Mode::Msr})
-                 v.emplace_back(profile::mode_name(m));
+             for (auto m : {lab::Mode::VmExit, lab::Mode::Mmio, lab::Mode::Ioport, lab::Mode::Msr})
+                 v.emplace_back(lab::mode_name(m));
              return v;
          }},
         {"RECIPE", [] {

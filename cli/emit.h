@@ -12,7 +12,7 @@
 #include "cli/export.h"
 #include "cli/history.h"
 #include "report/exporter.h"
-#include "suite/result.h"
+#include "lab/vocabulary.h"
 
 namespace eb::cli {
 
@@ -28,7 +28,7 @@ Outputs plan_outputs(const std::string& format, const ExportPaths& exports, cons
 
 // A run to save, and what to file it under.
 struct ToSave {
-    const suite::RunReport* run;
+    const lab::RunReport* run;
     std::string label, note;
 };
 

@@ -11,7 +11,7 @@
 #include "lab/emulated.h"
 #include "lab/initramfs.h"
 #include "report/sanitize.h"
-#include "suite/result.h"
+#include "lab/vocabulary.h"
 #include "sys/file.h"
 
 namespace eb::cli {
@@ -98,7 +98,7 @@ int relay_emulated(const std::vector<std::string>& argv, const Relay& r, const s
     note(boot_line(plan, o));
     bool human = r.format == "table" || r.format == "text" || r.format == "markdown";
     write_stdout(o.out + (human ? fmt::format("note: {} (kvm_amd nested under QEMU TCG; {})\n",
-                                              suite::kEmulatedNote, plan.machine())
+                                              lab::kEmulatedNote, plan.machine())
                                 : ""));
     if (r.saves) note("--emulated: the runs stay in the guest, not in this host's history");
     if (!r.json.empty()) {
@@ -112,7 +112,7 @@ int relay_emulated(const std::vector<std::string>& argv, const Relay& r, const s
         try {
             auto doc = nlohmann::json::parse(text);
             doc["execution"] = "emulated";
-            doc["warnings"].push_back(fmt::format("{} (kvm_amd nested under QEMU TCG; {})", suite::kEmulatedNote,
+            doc["warnings"].push_back(fmt::format("{} (kvm_amd nested under QEMU TCG; {})", lab::kEmulatedNote,
                                                   plan.machine()));
             text = doc.dump(2) + "\n";
         } catch (const nlohmann::json::exception&) {  // kept as written: the guest's own words

@@ -21,20 +21,18 @@
 
 #include "cli/app.h"
 #include "cli/errors.h"
-#include "history/store.h"
 #include "lab/suggest.h"
 #include "result/calibration_json.h"
 #include "result/json.h"
 #include "report/sanitize.h"
 #include "sys/file.h"
 #include "sys/io.h"
-#include "stats/summary.h"
 
 namespace eb::cli {
 
 namespace {
 
-using history::Store;
+using lab::Store;
 using lab::parse_saved;
 using lab::require_run;
 using lab::with_store;
@@ -97,10 +95,10 @@ int show_run(Store& st, int64_t id) {
     say("environment: {} facts ('history export {} --json' has them all)", facts, id);
     say("{:<24} {:<12} {:>9} {:>14}  {}", "test", "status", "sessions", "cycles/iter", "session medians");
     for (const auto& t : rep.results) {
-        auto h = suite::headline(t);
+        auto h = lab::headline(t);
         std::vector<std::string> meds;
-        for (const auto& s : t.sessions) meds.push_back(fmt::format("{:.1f}", stats::median(s.samples)));
-        say("{:<24} {:<12} {:>9} {:>14}  {}", t.name, suite::status_name(t.status), t.sessions.size(),
+        for (const auto& s : t.sessions) meds.push_back(fmt::format("{:.1f}", lab::median(s.samples)));
+        say("{:<24} {:<12} {:>9} {:>14}  {}", t.name, lab::status_name(t.status), t.sessions.size(),
                    h ? fmt::format("{:.1f}", h->cycles) : "-", fmt::join(meds, " "));
     }
     return kOk;
@@ -159,7 +157,7 @@ int trend(Store& st, const std::string& test, const std::string& host, const std
 
 } // namespace
 
-bool save_run(const std::string& db, const suite::RunReport& r, const std::string& label, const std::string& note) {
+bool save_run(const std::string& db, const lab::RunReport& r, const std::string& label, const std::string& note) {
     auto id = lab::save_run(db, r, label, note);
     if (id) cli::note(fmt::format("saved as run {} in {}", *id, report::printable(db_path(db))));
     return id.has_value();

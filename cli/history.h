@@ -7,8 +7,7 @@
 #include <vector>
 
 #include "lab/saved_runs.h"
-#include "suite/calibration.h"
-#include "suite/result.h"
+#include "lab/vocabulary.h"
 
 namespace eb::cli {
 
@@ -36,6 +35,6 @@ using lab::load_result;
 using lab::load_saved_run;
 using lab::require_saveable;
 // lab::save_run, and "saved as run N" on stderr unless --quiet.
-bool save_run(const std::string& db, const suite::RunReport& r, const std::string& label, const std::string& note);
+bool save_run(const std::string& db, const lab::RunReport& r, const std::string& label, const std::string& note);
 
 } // namespace eb::cli

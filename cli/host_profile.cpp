@@ -47,12 +47,12 @@ std::unique_ptr<lab::HostProfiler> start_host_profiler(const HostProfilePlan& p)
 }
 
 std::string finish_host_profile(const lab::HostProfiler& prof, const HostProfilePlan& p,
-                                const suite::RunReport& rep, bool& written) {
+                                const lab::RunReport& rep, bool& written) {
     auto profiles = prof.profiles();
     written = true;
     if (!p.folded.empty()) {
         try {
-            sys::write_file(p.folded, profile::folded_stacks(profiles));
+            sys::write_file(p.folded, prof.folded_stacks());
         } catch (const std::exception& e) {
             fmt::print(stderr, "exitbench: error: {}\n", report::printable(e.what()));
             written = false;
@@ -76,7 +76,7 @@ bool write_html_exports(std::vector<std::pair<std::string, std::string>>& export
 }
 
 bool write_html_with_flames(std::vector<std::pair<std::string, std::string>>& exports,
-                            const lab::HostProfiler& prof, const suite::RunReport& rep) {
+                            const lab::HostProfiler& prof, const lab::RunReport& rep) {
     return write_html_exports(exports, [&] { return report::render_run_html(rep, prof.profiles()); });
 }
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "lab/host_profiler.h"
-#include "suite/result.h"
+#include "lab/vocabulary.h"
 
 namespace eb::cli {
 
@@ -35,7 +35,7 @@ std::unique_ptr<lab::HostProfiler> start_host_profiler(const HostProfilePlan& p)
 // Writes the folded stacks (when asked) and returns the tables to print.
 // False in `written` when the file could not be written (said on stderr).
 std::string finish_host_profile(const lab::HostProfiler& prof, const HostProfilePlan& p,
-                                const suite::RunReport& rep, bool& written);
+                                const lab::RunReport& rep, bool& written);
 
 // Writes the --export-html files with the page `render` makes and takes
 // them out of `exports` (the other formats stay); false when one could not
@@ -45,6 +45,6 @@ bool write_html_exports(std::vector<std::pair<std::string, std::string>>& export
 
 // write_html_exports with a flame graph per profiled test.
 bool write_html_with_flames(std::vector<std::pair<std::string, std::string>>& exports,
-                            const lab::HostProfiler& prof, const suite::RunReport& rep);
+                            const lab::HostProfiler& prof, const lab::RunReport& rep);
 
 } // namespace eb::cli

@@ -15,11 +15,10 @@
 #include "cli/errors.h"
 #include "cli/history.h"
 #include "cli/run.h"
-#include "ingest/perf_kvm.h"
 #include "lab/imports.h"
+#include "lab/profile_files.h"
 #include "report/profile_text.h"
 #include "report/sanitize.h"
-#include "report/sha256.h"
 #include "sys/file.h"
 
 namespace eb::cli {
@@ -38,10 +37,10 @@ struct ImportCommands {
 
 namespace {
 
-std::string summary(const suite::RunReport& r) {
+std::string summary(const lab::RunReport& r) {
     size_t skipped = 0, measured = 0, hung = 0;
     for (const auto& t : r.results)
-        (t.status == suite::Status::Skipped ? skipped : t.status == suite::Status::Hung ? hung : measured) += 1;
+        (t.status == lab::Status::Skipped ? skipped : t.status == lab::Status::Hung ? hung : measured) += 1;
     return fmt::format("{} test{} with a figure, {} skipped{}", measured, measured == 1 ? "" : "s", skipped,
                        hung ? fmt::format(", {} hung (no result before QEMU ended)", hung) : "");
 }
@@ -114,14 +113,13 @@ int cmd_import_perf(const ImportArgs& a) {
     nlohmann::json all = nlohmann::json::array();
     std::string out;
     for (const auto& f : a.files) {  // every file checked before anything is written
-        std::string text;
-        auto tables = ingest::read_perf_tables(f, text);
-        auto sha = report::sha256_hex(text);
+        auto read = lab::import_perf_tables(f);
+        const auto& tables = read.tables;
         out += report::printable(fmt::format("{}: {} table{} (sha256 {})", f, tables.size(),
-                                             tables.size() == 1 ? "" : "s", sha)) + "\n";
+                                             tables.size() == 1 ? "" : "s", read.sha256)) + "\n";
         for (const auto& t : tables) {
-            out += fmt::format("  {}{}: {} rows, {} samples\n", profile::mode_name(t.mode),
-                               t.mode == profile::Mode::VmExit ? fmt::format(" ({})", t.isa) : "", t.rows.size(),
+            out += fmt::format("  {}{}: {} rows, {} samples\n", lab::mode_name(t.mode),
+                               t.mode == lab::Mode::VmExit ? fmt::format(" ({})", t.isa) : "", t.rows.size(),
                                t.total_samples);
             // What the reader added to the table's label: an excerpt, rows without a spread.
             for (size_t at = t.imported.find("; "); at != std::string::npos;) {
@@ -129,10 +127,8 @@ int cmd_import_perf(const ImportArgs& a) {
                 out += report::printable(fmt::format("    {}\n", t.imported.substr(at + 2, next - at - 2)));
                 at = next;
             }
-            auto j = profile::to_json(t);
-            j["source"] = {{"tool", "perf kvm stat report"}, {"file", f}, {"sha256", sha}};
-            all.push_back(std::move(j));
         }
+        for (auto& j : read.json) all.push_back(std::move(j));
         for (const auto& t : tables) out += "\n" + report::render_perf(t);
     }
     if (!a.json.empty()) sys::write_file(a.json, all.dump(2) + "\n");

@@ -18,7 +18,6 @@
 #include "lab/kernel_ab.h"
 #include "report/compare.h"
 #include "report/sanitize.h"
-#include "suite/gate.h"
 
 namespace eb::cli {
 
@@ -138,7 +137,7 @@ int conclude_boots(report::Comparison& doc, const Outputs& out, const std::strin
     std::optional<int> gated;  // first: no export, save or signal after it can hide a regression
     if (fail_pct) {
         doc.gate = report::gate_view(doc.report, *fail_pct);
-        gated = apply_gate(doc.report, *fail_pct);
+        gated = apply_gate(*doc.gate);
     }
     auto done = emit(out, doc, db, saves);
     if (!base.empty() && done.saved)
@@ -178,9 +177,9 @@ CLI::App* add_bisect_command(CLI::App& app, BisectArgs& a) {
 namespace {
 
 // What the gate decided, as git bisect run reads it.
-int bisect_verdict(const suite::ComparisonReport& cmp, double pct) {
-    auto g = suite::gate(cmp, pct);
-    int rc = apply_gate(cmp, pct);  // the lines on stderr
+int bisect_verdict(const lab::ComparisonReport& cmp, double pct) {
+    auto g = report::gate_view(cmp, pct);
+    int rc = apply_gate(g);  // the lines on stderr
     if (rc == kTestFailed) return kBisectBad;
     if (rc == kOk && g.family > 0) return kBisectGood;
     return kBisectSkip;
@@ -191,7 +190,7 @@ int bisect_verdict(const suite::ComparisonReport& cmp, double pct) {
 int cmd_bisect_step(const BisectArgs& a, const std::atomic<bool>& interrupt) {
     unsigned n = 0;
     double pct = 0, alpha = 0;
-    std::vector<suite::RunReport> good;
+    std::vector<lab::RunReport> good;
     std::optional<lab::Booter> booter;
     try {  // the step's own input: a mistake here stops the bisection instead of marking a commit
         n = unsigned(parse_count("--boots", a.boots, 1, 1000));

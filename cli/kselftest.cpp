@@ -64,7 +64,7 @@ std::string ktap_error(std::string_view why) {
     return out + "not ok 1 exitbench\n";
 }
 
-int skip_if_all_skipped(int rc, const suite::RunReport& r) { return skip_if(rc, report::ci_report(r)); }
+int skip_if_all_skipped(int rc, const lab::RunReport& r) { return skip_if(rc, report::ci_report(r)); }
 int skip_if_all_skipped(int rc, const report::Comparison& c) { return skip_if(rc, report::ci_report(c)); }
 
 } // namespace eb::cli

@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 
+#include "lab/vocabulary.h"
 #include "report/exporter.h"
 
 namespace eb::cli {
@@ -28,7 +29,7 @@ std::function<int()> skip_without_kvm(std::function<int()> command);
 // exitbench's exit status as kselftest's.
 int kselftest_status(int rc);
 // kKsftSkip when every test (and configuration) was skipped, else `rc`.
-int skip_if_all_skipped(int rc, const suite::RunReport& r);
+int skip_if_all_skipped(int rc, const lab::RunReport& r);
 int skip_if_all_skipped(int rc, const report::Comparison& c);
 // kKsftFail (exitbench's kTestFailed) when a configuration of `c` failed,
 // its case "not ok" in the KTAP, else `rc`: kselftest's fail, as for a run.

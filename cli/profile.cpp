@@ -6,9 +6,7 @@
 #include <signal.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <fstream>
-#include <set>
 
 #include "cli/app.h"
 #include "cli/errors.h"
@@ -16,11 +14,8 @@
 #include "cli/export.h"
 #include "cli/parse.h"
 #include "cli/run.h"
-#include "ingest/perf_data.h"
-#include "ingest/profile_input.h"
 #include "lab/profile_exec.h"
-#include "profile/analyze.h"
-#include "profile/record.h"
+#include "lab/profile_files.h"
 #include "report/profile_text.h"
 #include "report/sanitize.h"
 
@@ -82,22 +77,20 @@ namespace {
 // KVM's largest vCPU id on x86 (KVM_MAX_VCPU_IDS - 1 with the default 4096).
 constexpr uint64_t kMaxVcpuId = 4095;
 
-profile::Options options(const ProfileArgs& a) {
-    profile::Options o;
-    o.mode = profile::parse_mode(a.event);
+lab::ProfileOptions options(const ProfileArgs& a) {
+    lab::ProfileOptions o;
+    o.mode = lab::parse_mode(a.event);
     if (!a.vcpu.empty()) o.vcpu = static_cast<uint32_t>(parse_count("--vcpu", a.vcpu, 0, kMaxVcpuId));
-    for (std::string_view k : profile::kSortKeys)
+    for (std::string_view k : lab::kSortKeys)
         if (a.sort == k) o.sort = a.sort;
     if (o.sort != a.sort)
-        throw UsageError(fmt::format("--key must be one of {}, not '{}'", fmt::join(profile::kSortKeys, ", "), a.sort));
+        throw UsageError(fmt::format("--key must be one of {}, not '{}'", fmt::join(lab::kSortKeys, ", "), a.sort));
     return o;
 }
 
 // `profile import PERF.DATA -o OUT`: its events as a trace file.
 int profile_import(const std::string& perf_data, const std::string& out) {
-    ingest::check_perf_data(perf_data);
-    require_writable(out);
-    auto r = ingest::import_perf_data(perf_data, out);
+    auto r = lab::import_perf_data(perf_data, out);
     std::string msg = report::printable(fmt::format("converted {} into {}: {} events, exit reasons {}", perf_data,
                                                     out, r.events, r.isa));
     for (const auto& [tp, n] : r.skipped) msg += fmt::format("; left out {} {} events", n, report::printable(tp));
@@ -108,7 +101,7 @@ int profile_import(const std::string& perf_data, const std::string& out) {
 
 } // namespace
 
-int cmd_profile_live(const ProfileArgs& a, const profile::Options& opt, const std::atomic<bool>& interrupt);
+int cmd_profile_live(const ProfileArgs& a, const lab::ProfileOptions& opt, const std::atomic<bool>& interrupt);
 
 namespace {
 
@@ -129,7 +122,7 @@ int cmd_record(const ProfileArgs& a, const std::atomic<bool>& interrupt) {
     if (!a.command.empty() && !a.duration.empty())
         throw UsageError("--duration does not apply with a command: recording ends when the command exits");
     check_pids(a.pids);
-    profile::RecordOptions o;
+    lab::RecordOptions o;
     o.pids = a.pids;
     o.all = a.all;
     o.out = a.out;
@@ -145,36 +138,18 @@ int cmd_record(const ProfileArgs& a, const std::atomic<bool>& interrupt) {
             fmt::print("tracepoints this kernel lacks: {}\n", fmt::join(rec.result.missing, ", "));
         return kOk;
     }
-    auto r = profile::record(o, interrupt);  // InputError for a bad -p, HostError for tracefs
+    auto r = lab::record_processes(o, interrupt);  // InputError for a bad -p, HostError for tracefs
     fmt::print("recorded {} events into {}; lost {}\n", r.events, a.out, r.lost);
     if (!r.missing.empty()) fmt::print("tracepoints this kernel lacks: {}\n", fmt::join(r.missing, ", "));
     return kOk;
 }
 
 int cmd_cleanup() {
-    auto s = profile::sweep_stale_instances();
+    auto s = lab::sweep_stale_instances();
     for (const auto& n : s.removed) fmt::print("removed the ftrace instance {}: its process no longer runs\n", n);
     if (s.removed.empty() && s.failed.empty()) fmt::print("no stale exitbench ftrace instances\n");
     if (s.failed.empty()) return kOk;
     throw HostError(fmt::format("cannot remove the ftrace instance {}", fmt::join(s.failed, "; ")));
-}
-
-} // namespace
-
-namespace {
-
-// profile compare OLD... --vs NEW...: each trace one VM, one unit.
-std::vector<profile::ReasonChange> compare_trace_sets(const ProfileArgs& a, const profile::Options& opt) {
-    std::set<std::string> seen;  // one trace given twice would count one VM as two
-    std::vector<profile::Report> olds, news;
-    for (auto* side : {&a.files, &a.vs})
-        for (const auto& f : *side) {
-            std::error_code ec;
-            if (!seen.insert(std::filesystem::weakly_canonical(f, ec).string()).second)
-                throw UsageError(fmt::format("{} is given twice; each trace counts once", f));
-            (side == &a.files ? olds : news).push_back(ingest::read_profile(f, opt));
-        }
-    return profile::compare_sets(olds, news);
 }
 
 } // namespace
@@ -191,7 +166,7 @@ int cmd_profile(const ProfileCommands& c, const ProfileArgs& a, const std::atomi
         auto opt = options(a);
         if (a.perf_only && a.format != "table") throw UsageError("--perf prints perf's table; it takes no --format");
         auto out = plan_outputs(a.format, a.exports, a.json, report::Subject::Profile);
-        auto rep = ingest::read_profile(a.input, opt);
+        auto rep = lab::read_profile(a.input, opt);
         // An imported perf table has nothing beyond perf's own columns to show.
         bool perf_table = a.perf_only || (!rep.imported.empty() && a.format == "table");
         auto perf = perf_table ? std::optional(report::render_perf(rep)) : std::nullopt;
@@ -203,11 +178,9 @@ int cmd_profile(const ProfileCommands& c, const ProfileArgs& a, const std::atomi
     if (a.vs.empty()) {
         if (a.files.size() != 2)
             throw UsageError("profile compare takes two traces, OLD NEW, or several a side: OLD1 OLD2 --vs NEW1 NEW2");
-        auto old_rep = ingest::read_profile(a.files[0], opt);
-        auto new_rep = ingest::read_profile(a.files[1], opt);
-        cmp.changes = profile::compare(old_rep, new_rep);
+        cmp.changes = lab::compare_profiles({a.files[0]}, {a.files[1]}, opt, false);
     } else {
-        cmp.changes = compare_trace_sets(a, opt);
+        cmp.changes = lab::compare_profiles(a.files, a.vs, opt, true);
     }
     return emit(out, cmp).written ? kOk : kHost;
 }

@@ -15,7 +15,7 @@ namespace eb::cli {
 namespace {
 
 // One interval's rows as CSV lines, all stamped `elapsed`.
-void print_csv(const profile::Report& rep, double elapsed, double interval) {
+void print_csv(const lab::ProfileReport& rep, double elapsed, double interval) {
     for (const auto& r : rep.rows)
         if (r.timed)
             fmt::print("{:.1f},{},{},{:.0f},{:.2f},{:.2f},{:.2f}\n", elapsed, r.name, r.count, r.count / interval,
@@ -25,7 +25,7 @@ void print_csv(const profile::Report& rep, double elapsed, double interval) {
 }
 
 // One interval as kvm_stat's table; `tty` redraws it in place.
-void print_table(const profile::Report& rep, double elapsed, double interval, bool tty) {
+void print_table(const lab::ProfileReport& rep, double elapsed, double interval, bool tty) {
     if (tty) fmt::print("\x1b[H\x1b[2J");
     fmt::print("exitbench profile live: last {:g} s, {:.0f} s in (Ctrl-C quits)\n", interval, elapsed);
     if (!rep.degraded.empty()) fmt::print("{}\n", rep.degraded);
@@ -43,7 +43,7 @@ void print_table(const profile::Report& rep, double elapsed, double interval, bo
 
 } // namespace
 
-int cmd_profile_live(const ProfileArgs& a, const profile::Options& opt, const std::atomic<bool>& interrupt) {
+int cmd_profile_live(const ProfileArgs& a, const lab::ProfileOptions& opt, const std::atomic<bool>& interrupt) {
     if (a.pids.empty() && !a.all) throw UsageError("say which processes: -p PID (repeatable) or -a");
     lab::LiveSpec spec;
     spec.pids = a.pids;
@@ -56,7 +56,7 @@ int cmd_profile_live(const ProfileArgs& a, const profile::Options& opt, const st
     bool tty = isatty(STDOUT_FILENO) && !a.once && !a.csv && spec.slower_than_us < 0;
     if (a.csv) fmt::print("time_s,event,count,rate_per_s,mean_us,p99_us,max_us\n");
     lab::LiveObserver obs;
-    obs.interval = [&](const profile::Report& rep, double elapsed) {
+    obs.interval = [&](const lab::ProfileReport& rep, double elapsed) {
         if (a.csv) print_csv(rep, elapsed, spec.interval_s);
         else print_table(rep, elapsed, spec.interval_s, tty);
         std::cout << std::flush;

@@ -33,15 +33,15 @@ void Progress::starting(const std::string& test) {
     std::fflush(stderr);
 }
 
-void Progress::done(const suite::TestResult& r) {
+void Progress::done(const lab::TestResult& r) {
     ++done_;
     uint32_t ran = ++runs_[r.name];
     // A skip is not repeated in later sessions, nor a hang: those slots will not come.
-    bool last = r.status == suite::Status::Skipped || (r.status == suite::Status::Hung && !retry_hung_);
+    bool last = r.status == lab::Status::Skipped || (r.status == lab::Status::Hung && !retry_hung_);
     if (last && sessions_ > ran) total_ -= std::min<size_t>(total_ - done_, sessions_ - ran);
     if (!enabled_) return;
     fmt::print(stderr, "{}[{}/{}] {} {} ({:.1f} s)\n", kClearLine, done_, total_, r.name,
-               suite::status_name(r.status), r.wall_seconds);
+               lab::status_name(r.status), r.wall_seconds);
 }
 
 } // namespace eb::cli

@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "suite/result.h"
+#include "lab/vocabulary.h"
 
 namespace eb::cli {
 
@@ -17,7 +17,7 @@ public:
     // rerun in the later ones unless `retry_hung`.
     Progress(size_t tests, uint32_t sessions, bool enabled, bool retry_hung = false);
     void starting(const std::string& test);
-    void done(const suite::TestResult& r);
+    void done(const lab::TestResult& r);
 
     // How long the rest will take at the pace so far; "" before the first.
     static std::string eta(double elapsed_s, size_t done, size_t total);

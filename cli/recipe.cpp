@@ -13,7 +13,7 @@
 #include "lab/suggest.h"
 #include "lab/recipe_check.h"
 #include "lab/run.h"
-#include "suite/registry.h"
+#include "lab/catalog.h"
 
 namespace eb::cli {
 
@@ -35,7 +35,7 @@ uint32_t max_smp(const Recipe& r, const std::string& common_smp) {
     };
     uint32_t n = common_smp.empty() ? 1 : number(common_smp);
     for (const auto& t : r.tests)
-        if (const auto* spec = suite::find_test(t)) n = std::max(n, spec->min_vcpus);
+        n = std::max(n, lab::min_vcpus(t));
     for (const auto& c : r.configs)
         for (size_t i = 0; i < c.args.size(); ++i) {
             const auto& w = c.args[i];

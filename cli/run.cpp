@@ -15,48 +15,13 @@
 #include "cli/kselftest.h"
 #include "cli/parse.h"
 #include "cli/progress.h"
-#include "lab/suggest.h"
-#include "guest/abi.h"
+#include "lab/catalog.h"
 #include "report/exporter.h"
-#include "suite/registry.h"
-#include "suite/runner.h"
 #include "sys/file.h"
 
 namespace eb::cli {
 
 namespace {
-
-std::vector<const suite::TestSpec*> select_tests(const std::vector<std::string>& names,
-                                                 bool with_baseline) {
-    std::vector<const suite::TestSpec*> picked;
-    const auto& reg = suite::registry();
-    if (names.empty()) {
-        for (const auto& t : reg)
-            if (!t.internal) picked.push_back(&t);
-        return picked;
-    }
-    std::vector<std::string> known;
-    for (const auto& t : reg) {
-        known.push_back(t.name);
-        known.insert(known.end(), t.aliases.begin(), t.aliases.end());
-    }
-    for (const auto& n : names) {
-        const auto* t = suite::find_test(n);
-        if (!t) {
-            auto s = lab::suggest(n, known);
-            throw UsageError(fmt::format("unknown test '{}'{}; 'exitbench list --all' shows them", n,
-                                         s ? fmt::format(" (did you mean '{}'?)", *s) : ""));
-        }
-        if (std::find(picked.begin(), picked.end(), t) == picked.end()) picked.push_back(t);
-    }
-    if (with_baseline) {
-        const auto* b = suite::find_test("baseline");
-        if (std::find(picked.begin(), picked.end(), b) == picked.end()) picked.push_back(b);
-    }
-    // Registry order, whatever order the names came in.
-    std::sort(picked.begin(), picked.end(), [&](auto* a, auto* b) { return a < b; });
-    return picked;
-}
 
 void check_cpu(const char* opt, int cpu) {
     cpu_set_t set;
@@ -101,8 +66,8 @@ constexpr double kMaxTimeGoal = 10, kMaxWatchdog = 3600, kMinWatchdog = 1e-3;
 constexpr uint64_t kPerExitMaxSamples = 1u << 24;
 
 // The numeric options, each parsed strictly against its range.
-void parse_numbers(const RunArgs& a, suite::RunSettings& s) {
-    uint64_t max_n = a.per_exit ? abi::kSampleMax : kMaxIterations;
+void parse_numbers(const RunArgs& a, lab::RunSettings& s) {
+    uint64_t max_n = a.per_exit ? lab::kMaxPerExitIterations : kMaxIterations;
     if (!a.iterations.empty())
         s.iterations = parse_count(a.per_exit ? "--iterations (with --per-exit)" : "--iterations", a.iterations,
                                    1, max_n);
@@ -114,8 +79,8 @@ void parse_numbers(const RunArgs& a, suite::RunSettings& s) {
     s.order_seed = a.seed.empty() ? std::random_device{}() : parse_count("--seed", a.seed, 0, UINT64_MAX);
     if (!a.time_goal.empty()) s.time_goal_s = parse_duration("--time-goal", a.time_goal, kMaxTimeGoal);
     if (!a.watchdog.empty()) s.watchdog_s = parse_duration("--watchdog", a.watchdog, kMaxWatchdog, kMinWatchdog);
-    if (!a.smp.empty()) s.smp = static_cast<uint32_t>(parse_count("--smp", a.smp, 1, abi::kMaxVcpus));
-    uint64_t batch = s.iterations.value_or(abi::kSampleMax);
+    if (!a.smp.empty()) s.smp = static_cast<uint32_t>(parse_count("--smp", a.smp, 1, lab::kMaxVcpus));
+    uint64_t batch = s.iterations.value_or(lab::kMaxPerExitIterations);
     if (a.per_exit && uint64_t(s.repeats) * batch > kPerExitMaxSamples)
         throw UsageError(fmt::format("--per-exit keeps every sample: {} repeats of up to {} iterations exceed the "
                                      "cap of {} samples (128 MiB) per test; lower --repeats or set --iterations",
@@ -145,18 +110,18 @@ lab::RunPlan plan_run(const RunArgs& a) {
     }
     // The mode's name is checked here, before /dev/kvm is opened; whether the
     // host offers x2APIC is known only once it is.
-    if (std::find(suite::kApicModes.begin(), suite::kApicModes.end(), a.apic) == suite::kApicModes.end())
-        throw UsageError(fmt::format("--apic must be one of {}, not '{}'", fmt::join(suite::kApicModes, ", "), a.apic));
+    if (std::find(lab::kApicModes.begin(), lab::kApicModes.end(), a.apic) == lab::kApicModes.end())
+        throw UsageError(fmt::format("--apic must be one of {}, not '{}'", fmt::join(lab::kApicModes, ", "), a.apic));
     s.apic = a.apic;
-    for (const auto& m : a.guest_msrs) s.guest_msrs.push_back(suite::parse_msr_knob(m));
-    if (s.guest_msrs.size() > abi::kMaxKnobs)
-        throw UsageError(fmt::format("--guest-msr: at most {} MSRs", abi::kMaxKnobs));
-    if (!a.guest_efer.empty()) s.guest_efer = suite::parse_efer(a.guest_efer);
+    for (const auto& m : a.guest_msrs) s.guest_msrs.push_back(lab::parse_msr_knob(m));
+    if (s.guest_msrs.size() > lab::kMaxKnobs)
+        throw UsageError(fmt::format("--guest-msr: at most {} MSRs", lab::kMaxKnobs));
+    if (!a.guest_efer.empty()) s.guest_efer = lab::parse_efer(a.guest_efer);
     if (!a.cpuid.empty()) {
-        p.cpuid_edits = vmm::parse_cpuid_edits(a.cpuid);
+        p.cpuid_edits = lab::parse_cpuid_edits(a.cpuid);
         s.cpuid_edits = a.cpuid;
     }
-    p.tests = select_tests(a.tests, s.baseline);
+    p.tests = lab::select_tests(a.tests, s.baseline);
     p.allow_invd = a.allow_invd;
     s.per_exit = a.per_exit;
     s.profile = a.profile || !a.profile_out.empty();
@@ -199,11 +164,11 @@ int cmd_run(const std::string& device, const RunArgs& a, const HostProfileArgs& 
     Progress shown(plan.tests.size(), plan.settings.sessions, isatty(STDERR_FILENO) && !quiet(), plan.settings.retry_hung);
     auto rep = lab::execute(sys, plan, interrupt,
                             {[&](const std::string& test) { shown.starting(test); },
-                             [&](const suite::TestResult& r) { shown.done(r); }},
+                             [&](const lab::TestResult& r) { shown.done(r); }},
                             profiler.get());
 
     int rc = rep.interrupted ? kInterrupted : kOk;
-    if (rc == kOk && suite::has_unexpected_failure(rep)) rc = kTestFailed;
+    if (rc == kOk && lab::has_unexpected_failure(rep)) rc = kTestFailed;
     // An interrupted run is partial: it would mislead a later comparison.
     std::vector<ToSave> saves;
     if (!a.no_save && !rep.interrupted) saves.push_back({&rep, a.label, a.note});

@@ -148,6 +148,8 @@ std::vector<profile::TestHostProfile> HostProfiler::profiles() const {
     return out;
 }
 
+std::string HostProfiler::folded_stacks() const { return profile::folded_stacks(profiles()); }
+
 std::vector<std::string> HostProfiler::notes() const {
     std::vector<std::string> out = errors_;
     if (symbols_)

@@ -39,6 +39,8 @@ public:
 
     // The tests' profiles, in the order they first ran.
     std::vector<profile::TestHostProfile> profiles() const;
+    // Their call chains as folded stacks, for flamegraph.pl and speedscope.
+    std::string folded_stacks() const;
     // What hid names, and errors met while sampling.
     std::vector<std::string> notes() const;
 

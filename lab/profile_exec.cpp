@@ -20,6 +20,12 @@ std::string describe(const sys::ProcessEnd& end) {
 
 } // namespace
 
+profile::RecordResult record_processes(const profile::RecordOptions& o, const std::atomic<bool>& interrupt) {
+    return profile::record(o, interrupt);
+}
+
+profile::Sweep sweep_stale_instances() { return profile::sweep_stale_instances(); }
+
 CommandRecording record_command(const std::vector<std::string>& command, profile::RecordOptions o,
                                 const std::atomic<bool>& interrupt) {
     // Found first, so a typo is a usage error before any tracing starts and

@@ -14,6 +14,12 @@ struct CommandRecording {
     std::string status;  // how the command ended: "exit status 0", "killed by signal 15"
 };
 
+// `profile record -p PID... | -a`: until `interrupt`, or o.duration_s.
+// InputError for a PID that is not a KVM process, HostError for tracefs.
+profile::RecordResult record_processes(const profile::RecordOptions& o, const std::atomic<bool>& interrupt);
+// `profile cleanup`: the ftrace instances whose exitbench process is gone.
+profile::Sweep sweep_stale_instances();
+
 // What a trace records of the host it was taken on: the exit ISA (VMX or
 // SVM), the KVM module and the CPU model.
 void stamp_host(profile::RecordOptions& o);

@@ -197,4 +197,9 @@ RecipeHost probe_recipe_host(std::vector<kvm_cpuid_entry2> supported_cpuid) {
     return h;
 }
 
+void mark_unanswerable(suite::ComparisonReport& cmp, std::vector<std::string> unmet) {
+    for (auto& w : suite::knob_warnings(cmp)) unmet.push_back(std::move(w));
+    suite::mark_not_answerable(cmp, std::move(unmet));
+}
+
 } // namespace eb::lab

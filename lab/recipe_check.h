@@ -12,6 +12,7 @@
 #include <linux/kvm.h>
 
 #include "env/host_env.h"
+#include "suite/compare.h"
 #include "vmm/host.h"
 
 namespace eb::lab {
@@ -41,5 +42,9 @@ std::vector<NeedCheck> check_needs(const std::vector<std::string>& needs, uint32
 
 // The facts of this host (KVM opened by the caller).
 RecipeHost probe_recipe_host(std::vector<kvm_cpuid_entry2> supported_cpuid);
+
+// A recipe's comparison with its unmet needs, and the knobs the guest did not
+// read back, as its reasons: "not answerable" if there are any.
+void mark_unanswerable(suite::ComparisonReport& cmp, std::vector<std::string> unmet);
 
 } // namespace eb::lab

@@ -14,4 +14,22 @@ if out=$(bash "$1" "$tree" 2>&1); then
     exit 1
 fi
 grep -q 'kvm/vcpu.h:2 includes vmm/' <<<"$out" || { echo "FAIL: the error does not name the file: $out" >&2; exit 1; }
-echo "ok: down passes, up fails with: $out"
+# cli/ parses and prints: lab/ is how it reaches the layers below, by
+# include and by name.
+mkdir -p "$tree"/{cli,lab,suite}
+rm "$tree/kvm/vcpu.h"
+printf '#include "lab/vocabulary.h"\nint n(const eb::lab::RunReport&);\n' >"$tree/cli/run.cpp"
+bash "$1" "$tree" || { echo "FAIL: cli/ using lab/ was refused" >&2; exit 1; }
+printf '#include "suite/registry.h"\n' >"$tree/cli/list.cpp"
+if cli=$(bash "$1" "$tree" 2>&1); then
+    echo "FAIL: cli/ including suite/ passed" >&2
+    exit 1
+fi
+grep -q 'cli/list.cpp:1 includes suite/' <<<"$cli" || { echo "FAIL: the error does not name the file: $cli" >&2; exit 1; }
+printf '#include "lab/catalog.h"\nauto& r = eb::suite::registry();\n' >"$tree/cli/list.cpp"
+if cli2=$(bash "$1" "$tree" 2>&1); then
+    echo "FAIL: cli/ naming suite:: passed" >&2
+    exit 1
+fi
+grep -q 'cli/list.cpp:2 names a layer below lab/' <<<"$cli2" || { echo "FAIL: the error does not name the line: $cli2" >&2; exit 1; }
+echo "ok: down passes, up fails with: $out; cli/ past lab/ fails with: $cli; $cli2"
