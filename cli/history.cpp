@@ -4,6 +4,7 @@
 #include "cli/export.h"
 #include "cli/run.h"
 #include "report/flame.h"
+#include "report/host_profile_text.h"
 
 #include <algorithm>
 #include <chrono>
@@ -101,6 +102,9 @@ int show_run(Store& st, int64_t id) {
         say("{:<24} {:<12} {:>9} {:>14}  {}", t.name, lab::status_name(t.status), t.sessions.size(),
                    h ? fmt::format("{:.1f}", h->cycles) : "-", fmt::join(meds, " "));
     }
+    // The host profile saved with the run (run --host-profile), as run printed it.
+    if (auto hp = report::render_saved_host_profile(rep); !hp.empty())
+        write_stdout("\nhost profile, saved with the run (run --host-profile):" + hp);
     return kOk;
 }
 

@@ -166,6 +166,7 @@ int cmd_run(const std::string& device, const RunArgs& a, const HostProfileArgs& 
                             {[&](const std::string& test) { shown.starting(test); },
                              [&](const lab::TestResult& r) { shown.done(r); }},
                             profiler.get());
+    if (profiler) profiler->attach_to(rep);  // before the exports and the save
 
     int rc = rep.interrupted ? kInterrupted : kOk;
     if (rc == kOk && lab::has_unexpected_failure(rep)) rc = kTestFailed;

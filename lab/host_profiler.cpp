@@ -148,6 +148,11 @@ std::vector<profile::TestHostProfile> HostProfiler::profiles() const {
     return out;
 }
 
+void HostProfiler::attach_to(suite::RunReport& r) const {
+    for (auto& t : r.results)
+        if (auto it = done_.find(t.name); it != done_.end()) t.host_samples = it->second;
+}
+
 std::string HostProfiler::folded_stacks() const { return profile::folded_stacks(profiles()); }
 
 std::vector<std::string> HostProfiler::notes() const {

@@ -39,6 +39,9 @@ public:
 
     // The tests' profiles, in the order they first ran.
     std::vector<profile::TestHostProfile> profiles() const;
+    // Each profiled test's profile into its result in `r` (host_samples), so
+    // the JSON and the history keep it.
+    void attach_to(suite::RunReport& r) const;
     // Their call chains as folded stacks, for flamegraph.pl and speedscope.
     std::string folded_stacks() const;
     // What hid names, and errors met while sampling.

@@ -68,14 +68,12 @@ Estimate share_of(uint64_t k, uint64_t n, double cost) {
     return {p * cost, std::sqrt(p * (1 - p) / double(n)) * cost};
 }
 
-namespace {
 std::string folded_frame(std::string f) {
     for (char& c : f)
         if (c == ';') c = ':';
         else if (c == '\n' || c == '\r') c = ' ';
     return f;
 }
-} // namespace
 
 std::string folded_stacks(const std::vector<TestHostProfile>& profiles) {
     std::string out;

@@ -65,5 +65,7 @@ Estimate share_of(uint64_t k, uint64_t n, double cost);
 // Folded stacks, "test;root;...;leaf count" a line, every test's; a frame's
 // own ';' and line breaks would break the format and become ':' and ' '.
 std::string folded_stacks(const std::vector<TestHostProfile>& profiles);
+// One frame as folded stacks hold it: its ';' becomes ':', a line break ' '.
+std::string folded_frame(std::string frame);
 
 } // namespace eb::profile

@@ -106,4 +106,17 @@ std::string render_host_profile(const std::vector<profile::TestHostProfile>& pro
     return out;
 }
 
+std::vector<profile::TestHostProfile> saved_host_profiles(const suite::RunReport& r) {
+    std::vector<profile::TestHostProfile> out;
+    for (const auto& t : r.results)
+        if (t.host_samples) out.push_back(*t.host_samples);
+    return out;
+}
+
+std::string render_saved_host_profile(const suite::RunReport& r, size_t top) {
+    auto profiles = saved_host_profiles(r);
+    if (profiles.empty()) return "";
+    return render_host_profile(profiles, {}, r.host.tsc_mhz, top);
+}
+
 } // namespace eb::report

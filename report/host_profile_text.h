@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "profile/host_profile.h"
+#include "suite/result.h"
 
 namespace eb::report {
 
@@ -14,5 +15,9 @@ namespace eb::report {
 // larger self share); `tsc_mhz` converts cycles to ns.
 std::string render_host_profile(const std::vector<profile::TestHostProfile>& profiles,
                                 const std::vector<std::string>& notes, double tsc_mhz, size_t top = 24);
+// The host profiles saved in a run (its results' host_samples), the same
+// tables; "" when it holds none.
+std::vector<profile::TestHostProfile> saved_host_profiles(const suite::RunReport& r);
+std::string render_saved_host_profile(const suite::RunReport& r, size_t top = 24);
 
 } // namespace eb::report

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "result/host_samples_json.h"
+#include "result/json_fields.h"
 #include "result/wall_json.h"
 #include "stats/inference.h"
 #include "stats/summary.h"
@@ -147,58 +149,12 @@ json result_json(const suite::TestResult& t, const std::optional<double>& base,
             {"guest_state", guest_state_json(t.guest_state)},
             {"per_exit", per_exit_json(t, overhead)},
             {"host_profile", host_profile_json(t.host_profile)},
+            {"host_samples", host_samples_json(t.host_samples, tsc_mhz)},
             {"userspace_split", userspace_split_json(t.userspace_split)},
             {"not_rerun_after_hang", t.sessions_not_rerun ? json{{"hung_in_session", t.hung_in_session},
                                                                  {"sessions_skipped", t.sessions_not_rerun}}
                                                           : json(nullptr)},
             {"wall_seconds", t.wall_seconds}};
-}
-
-// Readers bind references: copying a deeply nested value recurses per level.
-const json& member(const json& j, const char* key, const char* where) {
-    if (!j.is_object() || !j.contains(key))
-        throw InputError(std::string("missing \"") + key + "\" in " + where);
-    return j.at(key);
-}
-
-[[noreturn]] void wrong_type(const char* key, const char* where) {
-    throw InputError(std::string("\"") + key + "\" in " + where + " has the wrong type or range");
-}
-
-template <class T>
-T convert(const json& v, const char* key, const char* where) {
-    if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
-        // A float outside T's range would be undefined behaviour to convert.
-        if (!v.is_number()) wrong_type(key, where);
-        long double x = v.is_number_float() ? (long double)v.get<double>()
-                        : v.is_number_unsigned() ? (long double)v.get<uint64_t>() : (long double)v.get<int64_t>();
-        if (!(x >= (long double)std::numeric_limits<T>::lowest() && x <= (long double)std::numeric_limits<T>::max()))
-            wrong_type(key, where);
-        if constexpr (std::is_integral_v<T>)
-            if (v.is_number_float() && x != std::floor(x)) wrong_type(key, where);
-        return static_cast<T>(x);
-    } else {
-        try {
-            return v.get<T>();
-        } catch (const json::exception&) {
-            wrong_type(key, where);
-        }
-    }
-}
-
-template <class T>
-T field(const json& j, const char* key, const char* where) {
-    return convert<T>(member(j, key, where), key, where);
-}
-
-template <class T>
-std::vector<T> numbers(const json& j, const char* key, const char* where) {
-    const json& v = member(j, key, where);
-    if (!v.is_array()) wrong_type(key, where);
-    std::vector<T> out;
-    out.reserve(v.size());
-    for (const json& x : v) out.push_back(convert<T>(x, key, where));
-    return out;
 }
 
 // An imported run's host is unknown: its TSC frequency is 0.
@@ -358,6 +314,7 @@ suite::TestResult result_from(const json& t, int version) {
     x.wall_seconds = field<double>(t, "wall_seconds", "a result");
     x.host_profile = host_profile_from(member(t, "host_profile", "a result"), version);
     if (version >= 4) x.userspace_split = userspace_split_from(member(t, "userspace_split", "a result"));
+    if (version >= 5) x.host_samples = host_samples_from(member(t, "host_samples", "a result"), x.name);
     const json& pe = member(t, "per_exit", "a result");
     if (!pe.is_null()) x.per_exit_cycles = numbers<double>(pe, "samples_raw", "per_exit");
     guest_state_from(member(t, "guest_state", "a result"), x.guest_state);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "profile/host_profile.h"
 #include "stats/inference.h"
 #include "suite/knobs.h"
 #include "vmm/exit_times.h"
@@ -143,6 +144,9 @@ struct TestResult {
     // --per-exit: each measured iteration's own TSC delta, timestamp overhead included.
     std::vector<double> per_exit_cycles = {};
     std::optional<HostProfile> host_profile = {};
+    // run --host-profile: the host's sampled call chains over the test's
+    // measured batches, and what they cost (profile/host_profile.h).
+    std::optional<profile::TestHostProfile> host_samples = {};
     std::optional<UserTimes> user_times = {};        // measured here; gone in results read back
     std::optional<UserspaceSplit> userspace_split = {};
     std::vector<std::pair<int64_t, int64_t>> batch_windows = {};  // CLOCK_MONOTONIC, measured batches; not saved
