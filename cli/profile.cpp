@@ -14,6 +14,7 @@
 #include "cli/export.h"
 #include "cli/parse.h"
 #include "cli/run.h"
+#include "lab/host_profile_compare.h"
 #include "lab/profile_exec.h"
 #include "lab/profile_files.h"
 #include "report/profile_text.h"
@@ -45,15 +46,22 @@ ProfileCommands add_profile_commands(CLI::App& app, ProfileArgs& a) {
     c.report->add_flag("--perf", a.perf_only, "print perf kvm stat's table only");
     add_format_option(*c.report, a.format, report::Subject::Profile);
     add_export_options(*c.report, a.exports, report::Subject::Profile, &a.format);
-    c.compare = c.profile->add_subcommand("compare", "per reason: change in count and in mean, p50 and p99 latency; "
-                                                     "one trace a side is one VM a side: descriptive, not testable; "
-                                                     "several a side (--vs): a test with the trace as the unit");
+    c.compare = c.profile->add_subcommand("compare", "traces: per reason, change in count and in mean, p50 and p99 "
+                                                     "latency (one trace a side is one VM a side: descriptive, not "
+                                                     "testable; several a side with --vs: the trace as the unit); "
+                                                     "saved runs of run --host-profile (run:N, label:NAME, run JSON "
+                                                     "files): per function, the change in ns per iteration, the run "
+                                                     "as the unit, and every function sampled on one side only");
     c.compare->add_option("traces", a.files, "OLD NEW: trace files, perf.data files or perf kvm stat report "
-                                             "texts; with --vs, the old side's")->expected(1, 1000)->required();
-    c.compare->add_option("--vs", a.vs, "the new side's traces: profile compare OLD1 OLD2 --vs NEW1 NEW2");
-    c.compare->add_option("--event", a.event, "vmexit (default), mmio, ioport or msr");
-    add_format_option(*c.compare, a.format, report::Subject::ProfileCompare);
-    add_export_options(*c.compare, a.exports, report::Subject::ProfileCompare, &a.format);
+                                             "texts, or saved runs; with --vs, the old side's")->expected(1, 1000)->required();
+    c.compare->add_option("--vs", a.vs, "the new side's: profile compare OLD1 OLD2 --vs NEW1 NEW2");
+    c.compare->add_option("--event", a.event, "traces: vmexit (default), mmio, ioport or msr");
+    c.compare->add_option("--db", a.db, "saved runs: the history database run:N and label:NAME refer to");
+    c.compare->add_option("--alpha", a.alpha, "saved runs: significance level, Holm over the functions tested "
+                                              "(default 0.05)");
+    // The saved runs' formats hold the traces' (table, json) and more.
+    add_format_option(*c.compare, a.format, report::Subject::HostProfileCompare);
+    add_export_options(*c.compare, a.exports, report::Subject::HostProfileCompare, &a.format);
     c.live = c.profile->add_subcommand("live", "a refreshing view: counts, rates and latency per reason");
     auto* live_pid = c.live->add_option("-p,--pid", a.pids, "process to watch (repeatable)");
     c.live->add_flag("-a,--all", a.all, "every process")->excludes(live_pid);
@@ -154,6 +162,37 @@ int cmd_cleanup() {
 
 } // namespace
 
+namespace {
+
+// Saved runs on every side, or traces on every side; a mix is refused.
+bool saved_runs(const ProfileArgs& a) {
+    size_t saved = 0, all = a.files.size() + a.vs.size();
+    for (const auto* side : {&a.files, &a.vs})
+        for (const auto& f : *side) saved += lab::names_saved_run(f);
+    if (saved && saved != all)
+        throw UsageError("profile compare takes traces or saved runs (run:N, label:NAME, run JSON), not both");
+    return saved > 0;
+}
+
+// profile compare of saved runs' host profiles: the run as the unit.
+int compare_host_profiles(const ProfileArgs& a) {
+    if (a.event != "vmexit") throw UsageError("--event applies to traces; a host profile has no exit reasons");
+    double alpha = parse_number("--alpha", a.alpha, 1e-6, 0.5);
+    auto out = plan_outputs(a.format, a.exports, "", report::Subject::HostProfileCompare);
+    std::vector<std::string> olds = a.files, news = a.vs;
+    if (news.empty()) {
+        if (olds.size() != 2)
+            throw UsageError("profile compare takes two saved runs, OLD NEW, or several a side: OLD1 OLD2 --vs NEW1 NEW2 "
+                             "(a label:NAME is every run under it)");
+        news = {olds[1]};
+        olds.resize(1);
+    }
+    auto cmp = lab::compare_saved_host_profiles(olds, news, a.db, alpha);
+    return emit(out, cmp).written ? kOk : kHost;
+}
+
+} // namespace
+
 int cmd_profile(const ProfileCommands& c, const ProfileArgs& a, const std::atomic<bool>& interrupt) {
     if (*c.record) return cmd_record(a, interrupt);
     if (*c.cleanup) return cmd_cleanup();
@@ -172,6 +211,9 @@ int cmd_profile(const ProfileCommands& c, const ProfileArgs& a, const std::atomi
         auto perf = perf_table ? std::optional(report::render_perf(rep)) : std::nullopt;
         return emit(out, rep, "", {}, perf).written ? kOk : kHost;
     }
+    if (saved_runs(a)) return compare_host_profiles(a);
+    if (!a.db.empty() || a.alpha != "0.05")
+        throw UsageError("--db and --alpha apply to saved runs' host profiles; traces are compared as they are");
     auto opt = options(a);
     auto out = plan_outputs(a.format, a.exports, "", report::Subject::ProfileCompare);
     report::ProfileComparison cmp{{}, opt.mode};

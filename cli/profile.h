@@ -22,6 +22,7 @@ struct ProfileArgs {
     std::vector<std::string> command;  // record -- COMMAND ARGS
     std::string format = "table";      // report, compare: stdout format
     std::map<std::string, std::string> exports;  // report, compare: --export-FORMAT FILE
+    std::string db, alpha = "0.05";    // compare of saved host profiles: --db, --alpha
 };
 
 // Adds `profile` with record/report/compare/live/cleanup; returns the subcommands.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -94,6 +95,23 @@ FunctionMove test_function(const std::string& test, const std::string& f, const 
     return m;
 }
 
+// Holm over every function tested, then the verdicts, largest change first.
+void decide(HostDiff& out, double alpha) {
+    std::vector<double> p;
+    for (const auto& f : out.functions) p.push_back(f.move == Move::NotTestable ? std::nan("") : f.t.p);
+    auto holm = stats::holm_adjust(p);
+    for (size_t i = 0; i < out.functions.size(); ++i) {
+        auto& f = out.functions[i];
+        if (f.move == Move::NotTestable) continue;
+        ++out.family;
+        f.p_holm = holm[i];
+        if (f.p_holm < alpha) f.move = f.t.estimate > 0 ? Move::Up : Move::Down;
+    }
+    std::stable_sort(out.functions.begin(), out.functions.end(), [](const FunctionMove& x, const FunctionMove& y) {
+        return std::abs(x.t.estimate) > std::abs(y.t.estimate);
+    });
+}
+
 } // namespace
 
 const char* move_name(Move m) {
@@ -140,19 +158,93 @@ HostDiff host_diff(const std::string& label_a, const std::string& label_b, const
         out.rounds = std::max(out.rounds, ca.size());
         for (const auto& f : candidates(ca, cb, o)) out.functions.push_back(test_function(test, f, ca, cb, o.alpha));
     }
-    std::vector<double> p;
-    for (const auto& f : out.functions) p.push_back(f.move == Move::NotTestable ? std::nan("") : f.t.p);
-    auto holm = stats::holm_adjust(p);
-    for (size_t i = 0; i < out.functions.size(); ++i) {
-        auto& f = out.functions[i];
-        if (f.move == Move::NotTestable) continue;
-        ++out.family;
-        f.p_holm = holm[i];
-        if (f.p_holm < o.alpha) f.move = f.t.estimate > 0 ? Move::Up : Move::Down;
+    decide(out, o.alpha);
+    return out;
+}
+
+namespace {
+
+// Welch's t of one function's ns per iteration, run by run (0 in a run
+// that did not sample it).
+FunctionMove test_across_runs(const std::string& test, const std::string& f, const std::vector<Costs>& ca,
+                              const std::vector<Costs>& cb, double alpha) {
+    FunctionMove m;
+    m.test = test;
+    m.function = f;
+    m.a_ns = mean_of(ca, f, &Cost::total_ns);
+    m.b_ns = mean_of(cb, f, &Cost::total_ns);
+    m.a_self_ns = mean_of(ca, f, &Cost::self_ns);
+    m.b_self_ns = mean_of(cb, f, &Cost::self_ns);
+    m.t.estimate = m.b_ns - m.a_ns;
+    auto values = [&](const std::vector<Costs>& side) {
+        std::vector<double> v;
+        for (const auto& c : side) v.push_back(c.count(f) ? c.at(f).total_ns : 0.0);
+        return v;
+    };
+    auto va = values(ca), vb = values(cb);
+    auto flat = [](const std::vector<double>& v) {
+        return std::all_of(v.begin(), v.end(), [&](double x) { return x == v.front(); });
+    };
+    if (va.size() < 2 || vb.size() < 2) {
+        m.why = "not testable: one run a side cannot show run-to-run variation; save 3 or more runs a side";
+    } else if (flat(va) && flat(vb)) {
+        m.why = "not testable: the same figure in every run (no spread to test against)";
+    } else {
+        m.t = stats::welch(va, vb, alpha);
+        m.move = Move::None;
     }
-    std::stable_sort(out.functions.begin(), out.functions.end(), [](const FunctionMove& x, const FunctionMove& y) {
-        return std::abs(x.t.estimate) > std::abs(y.t.estimate);
-    });
+    return m;
+}
+
+// Functions with samples in some unit of one side and in none of the other's.
+void one_sided(HostDiff& out, const std::string& test, const std::vector<Costs>& ca, const std::vector<Costs>& cb,
+               const std::vector<const TestHostProfile*>& pa, const std::vector<const TestHostProfile*>& pb) {
+    auto samples = [](const std::vector<const TestHostProfile*>& side) {
+        std::map<std::string, uint64_t> n;
+        for (const auto* p : side)
+            for (const auto& f : function_shares(*p)) n[f.name] += f.total;
+        return n;
+    };
+    auto na = samples(pa), nb = samples(pb);
+    std::vector<OneSided> found;
+    for (auto [n, other, costs, in_b] : {std::tuple{&na, &nb, &ca, false}, std::tuple{&nb, &na, &cb, true}})
+        for (const auto& [f, k] : *n)
+            if (k > 0 && !other->count(f)) found.push_back({test, f, in_b, mean_of(*costs, f, &Cost::total_ns), k});
+    std::stable_sort(found.begin(), found.end(), [](const auto& x, const auto& y) { return x.ns > y.ns; });
+    out.one_sided.insert(out.one_sided.end(), found.begin(), found.end());
+}
+
+} // namespace
+
+HostDiff host_diff_runs(const std::string& label_a, const std::string& label_b, const std::vector<RunProfiles>& a,
+                        const std::vector<RunProfiles>& b, const HostDiffOptions& o) {
+    HostDiff out;
+    out.label_a = label_a;
+    out.label_b = label_b;
+    out.alpha = o.alpha;
+    out.paired = false;
+    std::vector<RoundProfiles> all_a, all_b;
+    for (const auto& r : a) all_a.push_back(r.profiles);
+    for (const auto& r : b) all_b.push_back(r.profiles);
+    for (const auto& test : test_names(all_a, all_b)) {
+        std::vector<Costs> ca, cb;
+        std::vector<const TestHostProfile*> pa, pb;
+        for (auto [side, costs, profs] : {std::tuple{&a, &ca, &pa}, std::tuple{&b, &cb, &pb}})
+            for (const auto& run : *side)
+                if (const auto* p = find_test(run.profiles, test); p && run.tsc_mhz > 0) {
+                    costs->push_back(costs_of(*p, run.tsc_mhz));
+                    profs->push_back(p);
+                }
+        if (ca.empty() || cb.empty()) {
+            out.notes.push_back(fmt::format("{}: not compared: {} holds no run with samples of it", test,
+                                            ca.empty() ? label_a : label_b));
+            continue;
+        }
+        out.rounds = out.rounds ? std::min(out.rounds, std::min(ca.size(), cb.size())) : std::min(ca.size(), cb.size());
+        for (const auto& f : candidates(ca, cb, o)) out.functions.push_back(test_across_runs(test, f, ca, cb, o.alpha));
+        one_sided(out, test, ca, cb, pa, pb);
+    }
+    decide(out, o.alpha);
     return out;
 }
 

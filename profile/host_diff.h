@@ -39,12 +39,24 @@ struct FunctionMove {
     std::string why;                 // NotTestable: the reason
 };
 
+// A function sampled on one side only (in no unit of the other side's), in
+// ns per iteration with children averaged over its side's units: a new
+// path, or one no longer taken. Listed whatever its share.
+struct OneSided {
+    std::string test, function;
+    bool in_b = false;               // else in A only
+    double ns = 0;
+    uint64_t samples = 0;            // over that side's units
+};
+
 struct HostDiff {
     std::string label_a, label_b;
-    size_t rounds = 0;               // rounds that hold a profile of the test on both sides
+    bool paired = true;              // rounds, paired; else saved runs, each side's runs a sample
+    size_t rounds = 0;               // rounds that hold a profile of the test on both sides (runs: the fewer a side)
     double alpha = 0.05;
     size_t family = 0;               // functions tested together
     std::vector<FunctionMove> functions;  // every function tested, by |change|, largest first
+    std::vector<OneSided> one_sided;  // saved runs: by test, then ns, largest first
     std::vector<std::string> notes;  // tests profiled on one side only, rounds left out
     // The functions whose move is Up or Down.
     std::vector<const FunctionMove*> moved() const;
@@ -54,6 +66,17 @@ struct HostDiff {
 // batches' cycles into ns.
 HostDiff host_diff(const std::string& label_a, const std::string& label_b, const std::vector<RoundProfiles>& a,
                    const std::vector<RoundProfiles>& b, double tsc_mhz, const HostDiffOptions& o = {});
+
+// One side's unit of saved runs: a run's profiles and its TSC rate.
+struct RunProfiles {
+    RoundProfiles profiles;
+    double tsc_mhz = 0;
+};
+// Saved runs, the run as the unit: per function, Welch's t of B's runs
+// against A's (two or more a side, else not testable), Holm over every
+// function tested; and every function sampled on one side only.
+HostDiff host_diff_runs(const std::string& label_a, const std::string& label_b, const std::vector<RunProfiles>& a,
+                        const std::vector<RunProfiles>& b, const HostDiffOptions& o = {});
 
 // One function's ns per iteration in a profile, with children (`total`) or
 // itself as the leaf; 0 when it was not sampled.

@@ -4,6 +4,8 @@
 #include "report/exporter.h"
 #include "result/json.h"
 
+#include "report/host_diff_export.h"
+
 namespace eb::report {
 
 namespace {
@@ -55,6 +57,10 @@ public:
     // Key names come from traces: replaced where not UTF-8, not fatal.
     std::string render(const ProfileComparison& c) const override {
         return profile_comparison_json(c).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+    }
+    // Function names come from symbol tables: replaced where not UTF-8.
+    std::string render(const HostProfileComparison& c) const override {
+        return host_diff_json(c.diff).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
     }
     // Host names come from files and may not be UTF-8: replaced, not fatal.
     std::string render(const Merged& m) const override {

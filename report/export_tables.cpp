@@ -7,6 +7,8 @@
 #include "report/grids.h"
 #include "report/list_text.h"
 
+#include "report/host_diff_export.h"
+
 namespace eb::report {
 
 namespace {
@@ -43,6 +45,7 @@ public:
     }
     std::string render(const profile::Report& p) const override { return to_csv(profile_grid(p)); }
     std::string render(const Merged& m) const override { return to_csv(merge_grid(m)); }
+    std::string render(const HostProfileComparison& c) const override { return to_csv(host_diff_grid(c.diff)); }
 };
 
 // The run's grid minus its details column: markdown and text give details as notes.
@@ -77,6 +80,10 @@ public:
         return doc("exitbench profile report", profile_lines(p), profile_grid(p), {});
     }
     std::string render(const Merged& m) const override { return doc("exitbench report merge", merge_lines(m), merge_grid(m), {}); }
+    std::string render(const HostProfileComparison& c) const override {
+        return doc("exitbench profile compare: host profiles, " + c.diff.label_b + " vs " + c.diff.label_a, {},
+                   host_diff_grid(c.diff), c.diff.notes);
+    }
 };
 
 // For mailing lists: fixed-width columns, nothing that needs rendering.
@@ -98,6 +105,10 @@ public:
         auto head = merge_lines(m);
         head.insert(head.begin(), "exitbench report merge");
         return doc(head, merge_grid(m), {});
+    }
+    std::string render(const HostProfileComparison& c) const override {
+        return doc({"exitbench profile compare: host profiles, " + c.diff.label_b + " vs " + c.diff.label_a},
+                   host_diff_grid(c.diff), c.diff.notes);
     }
 };
 

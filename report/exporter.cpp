@@ -13,6 +13,7 @@ const char* subject_name(Subject s) {
     case Subject::Profile: return "profile report";
     case Subject::Merge: return "report merge";
     case Subject::ProfileCompare: return "profile compare";
+    case Subject::HostProfileCompare: return "profile compare of saved host profiles";
     }
     return "?";
 }
@@ -22,30 +23,31 @@ namespace {
     throw InputError(std::string("this format does not apply to ") + subject_name(s));
 }
 constexpr Subject kRun = Subject::Run, kCmp = Subject::Compare, kProf = Subject::Profile, kMerge = Subject::Merge,
-                  kPCmp = Subject::ProfileCompare;
+                  kPCmp = Subject::ProfileCompare, kHost = Subject::HostProfileCompare;
 } // namespace
 
 std::string Exporter::render(const Comparison&) const { not_for(kCmp); }
 std::string Exporter::render(const profile::Report&) const { not_for(kProf); }
 std::string Exporter::render(const Merged&) const { not_for(kMerge); }
 std::string Exporter::render(const ProfileComparison&) const { not_for(kPCmp); }
+std::string Exporter::render(const HostProfileComparison&) const { not_for(kHost); }
 
 bool Format::applies(Subject s) const { return std::find(subjects.begin(), subjects.end(), s) != subjects.end(); }
 
 const std::vector<Format>& formats() {
     static const std::vector<Format> all = {
-        {"table", "the terminal report", {kRun, kCmp, kProf, kMerge, kPCmp}, false, table_exporter},
+        {"table", "the terminal report", {kRun, kCmp, kProf, kMerge, kPCmp, kHost}, false, table_exporter},
         {"kut", "vmexit.flat's \"name cycles\" lines", {kRun}, false, kut_exporter},
         {"json", "the full result (schemas exitbench-run, exitbench-compare, exitbench-merge, "
-                 "exitbench-profile-compare)",
-         {kRun, kCmp, kProf, kMerge, kPCmp}, true,
+                 "exitbench-profile-compare, exitbench-host-diff)",
+         {kRun, kCmp, kProf, kMerge, kPCmp, kHost}, true,
          json_exporter},
         {"csv", "RFC 4180, a header row and one row per test (per test and configuration; per exit reason; "
-                "per group of hosts and test)",
-         {kRun, kCmp, kProf, kMerge}, true, csv_exporter},
-        {"markdown", "a GitHub table", {kRun, kCmp, kProf, kMerge}, true, markdown_exporter},
-        {"text", "plain fixed-width columns, for mailing lists", {kRun, kCmp, kProf, kMerge}, true, text_exporter},
-        {"html", "one self-contained offline page with plots", {kRun, kCmp, kProf, kMerge}, true, html_exporter},
+                "per group of hosts and test; per test and function)",
+         {kRun, kCmp, kProf, kMerge, kHost}, true, csv_exporter},
+        {"markdown", "a GitHub table", {kRun, kCmp, kProf, kMerge, kHost}, true, markdown_exporter},
+        {"text", "plain fixed-width columns, for mailing lists", {kRun, kCmp, kProf, kMerge, kHost}, true, text_exporter},
+        {"html", "one self-contained offline page with plots", {kRun, kCmp, kProf, kMerge, kHost}, true, html_exporter},
         {"openmetrics", "Prometheus text exposition, for node_exporter's textfile collector",
          {kRun, kCmp, kProf, kMerge}, true, openmetrics_exporter},
         {"ktap", "KTAP version 1 as kselftest prints it, for kernel CI: a result per test, figures as '# ' "

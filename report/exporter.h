@@ -9,7 +9,10 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "profile/analyze.h"
+#include "profile/host_diff.h"
 #include "report/gate_view.h"
 #include "report/merge.h"
 #include "suite/compare.h"
@@ -32,8 +35,22 @@ struct ProfileComparison {
     profile::Mode mode = profile::Mode::VmExit;
 };
 
+// A differential flame graph (report/flame_diff.h) with its caption's
+// subject, e.g. ("ipi: x2apic vs xapic", tree).
+struct DiffFlame {
+    std::string title;
+    nlohmann::json tree;
+};
+
+// profile compare of saved runs' host profiles (lab/host_profile_compare.h):
+// per function what moved, and the differential flame graphs.
+struct HostProfileComparison {
+    profile::HostDiff diff;
+    std::vector<DiffFlame> flames;
+};
+
 // What a command produced.
-enum class Subject { Run, Compare, Profile, Merge, ProfileCompare };
+enum class Subject { Run, Compare, Profile, Merge, ProfileCompare, HostProfileCompare };
 const char* subject_name(Subject s);
 
 class Exporter {
@@ -45,6 +62,7 @@ public:
     virtual std::string render(const profile::Report& p) const;
     virtual std::string render(const Merged& m) const;
     virtual std::string render(const ProfileComparison& c) const;
+    virtual std::string render(const HostProfileComparison& c) const;
 };
 
 struct Format {

@@ -19,12 +19,8 @@ nlohmann::json flame_tree(const profile::TestHostProfile& p, double min_share = 
 // The run's HTML export, with a flame graph per profiled test after its plots.
 std::string render_run_html(const suite::RunReport& r, const std::vector<profile::TestHostProfile>& host);
 
-// compare's HTML export with differential flame graphs (report/flame_diff.h)
-// after its plots: (caption's subject, tree) each, e.g. ("ipi: x2apic vs xapic", tree).
-struct DiffFlame {
-    std::string title;
-    nlohmann::json tree;
-};
+// compare's HTML export with differential flame graphs (report/flame_diff.h,
+// DiffFlame in report/exporter.h) after its plots.
 std::string render_compare_html(const Comparison& c, const std::vector<DiffFlame>& flames);
 
 // `history trend`'s points (oldest first), as its HTML chart takes them.

@@ -60,4 +60,20 @@ nlohmann::json diff_flame_tree(const std::string& test, const std::vector<profil
     return diff_json(test, root, min_share * (root.a + root.b) / 2);
 }
 
+nlohmann::json diff_flame_tree_runs(const std::string& test, const std::vector<profile::RunProfiles>& a,
+                                    const std::vector<profile::RunProfiles>& b, double min_share) {
+    auto held = [&](const std::vector<profile::RunProfiles>& side) {
+        std::vector<std::pair<const profile::TestHostProfile*, double>> out;
+        for (const auto& r : side)
+            if (const auto* p = profile_of(r.profiles, test); p && r.tsc_mhz > 0) out.emplace_back(p, r.tsc_mhz);
+        return out;
+    };
+    auto ha = held(a), hb = held(b);
+    if (ha.empty() || hb.empty()) return nullptr;
+    DiffNode root;
+    for (const auto& [p, tsc] : ha) add_profile(root, *p, tsc, 1.0 / double(ha.size()), &DiffNode::a);
+    for (const auto& [p, tsc] : hb) add_profile(root, *p, tsc, 1.0 / double(hb.size()), &DiffNode::b);
+    return diff_json(test, root, min_share * (root.a + root.b) / 2);
+}
+
 } // namespace eb::report

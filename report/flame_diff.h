@@ -19,4 +19,9 @@ nlohmann::json diff_flame_tree(const std::string& test, const std::vector<profil
                                const std::vector<profile::RoundProfiles>& b, double tsc_mhz,
                                double min_share = 0.001);
 
+// The same for saved runs, each side's runs weighted alike, each at its own
+// TSC rate. Null when a side holds no run with samples of `test`.
+nlohmann::json diff_flame_tree_runs(const std::string& test, const std::vector<profile::RunProfiles>& a,
+                                    const std::vector<profile::RunProfiles>& b, double min_share = 0.001);
+
 } // namespace eb::report

@@ -28,18 +28,37 @@ std::string diff_test_rows(const profile::HostDiff& d, const std::string& test) 
     return out;
 }
 
+// Functions sampled on one side only, whatever their share.
+std::string one_sided_rows(const profile::HostDiff& d) {
+    if (d.one_sided.empty()) return "";
+    std::string out = "  sampled on one side only (shown whatever their share; ns per iteration with children):\n";
+    std::string test;
+    for (const auto& o : d.one_sided) {
+        if (o.test != test) out += fmt::format("  {}\n", printable(test = o.test));
+        out += fmt::format("  {:<{}} {:>10.1f} ns  {:>6} sample(s)  {} only\n", printable_fit(o.function, kDiffNameWidth),
+                           kDiffNameWidth, o.ns, o.samples, printable(o.in_b ? d.label_b : d.label_a));
+    }
+    return out;
+}
+
 } // namespace
 
 std::string render_host_diff(const profile::HostDiff& d) {
+    std::string how = d.paired ? fmt::format("B - A paired by round ({} round(s))", d.rounds)
+                               : fmt::format("B - A across saved runs, the run as the unit (Welch; {} run(s) a side "
+                                             "at least)", d.rounds);
     std::string out = fmt::format(
-        "\nhost profile, {} vs {}: per function, its ns per iteration with children, B - A paired by round "
-        "({} round(s)); a verdict needs Holm-adjusted p < {:g} over the {} function(s) tested\n",
-        printable(d.label_b), printable(d.label_a), d.rounds, d.alpha, d.family);
+        "\nhost profile, {} vs {}: per function, its ns per iteration with children, {}; a verdict needs "
+        "Holm-adjusted p < {:g} over the {} function(s) tested\n",
+        printable(d.label_b), printable(d.label_a), how, d.alpha, d.family);
     auto moved = d.moved();
     if (moved.empty()) {
         out += d.family ? fmt::format("  nothing measurably moved: none of the {} function(s) tested changed "
-                                      "beyond the round-to-round variation\n", d.family)
-                        : "  nothing could be tested (two or more rounds with samples on both sides are needed)\n";
+                                      "beyond the {}-to-{} variation\n", d.family, d.paired ? "round" : "run",
+                                      d.paired ? "round" : "run")
+                        : d.paired ? "  nothing could be tested (two or more rounds with samples on both sides are needed)\n"
+                                   : "  not testable: one run a side cannot show run-to-run variation (save 3 or "
+                                     "more runs a side with run --host-profile --label, then compare the labels)\n";
     } else {
         std::vector<std::string> tests;
         for (const auto* f : moved)
@@ -54,6 +73,7 @@ std::string render_host_diff(const profile::HostDiff& d) {
         out += fmt::format("  {} of {} function(s) tested moved; the CI is each function's own, the verdict the "
                            "family's\n", moved.size(), d.family);
     }
+    out += one_sided_rows(d);
     for (const auto& n : d.notes) out += "note: " + printable(n) + "\n";
     return out;
 }

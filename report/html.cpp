@@ -11,6 +11,7 @@
 #include "report/html.h"
 #include "report/sha256.h"
 #include "report/gate_view.h"
+#include "report/host_diff_export.h"
 #include "report/grids.h"
 #include "stats/inference.h"
 #include "stats/summary.h"
@@ -290,6 +291,7 @@ public:
     std::string render(const Merged& m) const override {
         return page("exitbench report merge", [&](Page& p) { merge_page(p, m); });
     }
+    std::string render(const HostProfileComparison& c) const override;
 
 private:
     template <class F>
@@ -357,10 +359,8 @@ std::string render_trend_html(const std::string& test, const std::vector<TrendRo
     return p.html();
 }
 
-std::string render_compare_html(const Comparison& c, const std::vector<DiffFlame>& flames) {
-    Page p;
-    p.title = "exitbench compare";
-    compare_page(p, c);
+namespace {
+void diff_flames(Page& p, const std::vector<DiffFlame>& flames) {
     if (!flames.empty()) p.body += "<h2>Host profile: what moved</h2>\n";
     for (const auto& f : flames) {
         int height = static_cast<int>(std::min<size_t>(depth_of(f.tree), 60) * 17 + 30);
@@ -370,6 +370,30 @@ std::string render_compare_html(const Comparison& c, const std::vector<DiffFlame
                              "second, blue: less, white: the same)", f.title),
                  height);
     }
+}
+} // namespace
+
+std::string render_compare_html(const Comparison& c, const std::vector<DiffFlame>& flames) {
+    Page p;
+    p.title = "exitbench compare";
+    compare_page(p, c);
+    diff_flames(p, flames);
+    return p.html();
+}
+
+std::string Html::render(const HostProfileComparison& c) const { return render_host_diff_html(c.diff, c.flames); }
+
+std::string render_host_diff_html(const profile::HostDiff& d, const std::vector<DiffFlame>& flames) {
+    Page p;
+    p.title = "exitbench host profile: " + d.label_b + " vs " + d.label_a;
+    p.body += fmt::format("<p>{}</p>\n", esc(fmt::format("Per function, its ns per iteration with children; the unit "
+                                                         "is the {} ({} a side at least); Holm over {} function(s) "
+                                                         "tested at alpha {:g}. A function sampled on one side only "
+                                                         "is listed as such, whatever its share.",
+                                                         d.paired ? "round" : "run", d.rounds, d.family, d.alpha)));
+    diff_flames(p, flames);
+    p.body += "<h2>Functions</h2>\n" + table(host_diff_grid(d));
+    for (const auto& n : d.notes) p.body += fmt::format("<p>note: {}</p>\n", esc(n));
     return p.html();
 }
 

@@ -10,6 +10,7 @@
 #include "report/wall_text.h"
 #include "report/grids.h"
 #include "report/histogram_text.h"
+#include "report/host_diff_text.h"
 #include "report/profile_text.h"
 #include "stats/inference.h"
 #include "stats/summary.h"
@@ -245,6 +246,7 @@ public:
     std::string render(const profile::Report& p) const override { return render_extended(p); }
     std::string render(const Merged& m) const override { return render_merged(m); }
     std::string render(const ProfileComparison& c) const override { return render_profile_compare(c.changes, c.mode); }
+    std::string render(const HostProfileComparison& c) const override { return render_host_diff(c.diff); }
 };
 
 } // namespace

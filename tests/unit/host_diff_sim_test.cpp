@@ -50,6 +50,9 @@ struct Cell {
     double drift_sd = 0.01;  // a round's drift of the cost, shared by both configurations
     double run_sd = 0.01;    // each run's own
     bool t3 = false;         // drift and run noise t with 3 df (scaled to their SD)
+    // Saved runs (profile compare RUN... --vs RUN..., host_diff_runs): each
+    // side's runs apart, days apart, so the drift is each run's own, not shared.
+    bool saved = false;
 };
 
 double noise(std::mt19937_64& rng, const Cell& c, double sd) {
@@ -85,13 +88,23 @@ Rates measure(const Cell& c, double boost, uint64_t seed) {
     Rates r;
     double functions = 0;
     for (int i = 0; i < kTrials; ++i) {
-        std::vector<RoundProfiles> a, b;
-        for (int k = 0; k < c.rounds; ++k) {
-            double drift = noise(rng, c, c.drift_sd * c.scale);
-            a.push_back({run(rng, c, drift, 0)});
-            b.push_back({run(rng, c, drift, boost)});
+        HostDiff d;
+        if (c.saved) {
+            std::vector<RunProfiles> a, b;
+            for (int k = 0; k < c.rounds; ++k) {
+                a.push_back({{run(rng, c, noise(rng, c, c.drift_sd * c.scale), 0)}, kTscMhz});
+                b.push_back({{run(rng, c, noise(rng, c, c.drift_sd * c.scale), boost)}, kTscMhz});
+            }
+            d = host_diff_runs("A", "B", a, b);
+        } else {
+            std::vector<RoundProfiles> a, b;
+            for (int k = 0; k < c.rounds; ++k) {
+                double drift = noise(rng, c, c.drift_sd * c.scale);
+                a.push_back({run(rng, c, drift, 0)});
+                b.push_back({run(rng, c, drift, boost)});
+            }
+            d = host_diff("A", "B", a, b, kTscMhz);
         }
-        auto d = host_diff("A", "B", a, b, kTscMhz);
         bool any = false;
         for (const auto& f : d.functions) {
             bool moved = f.move == Move::Up || f.move == Move::Down;
@@ -138,8 +151,8 @@ TEST_P(HostDiffSimulated, FalseVerdictsPowerAndCoverage) {
     }
 }
 
-Cell make(const char* name, double scale, bool t3 = false, double drift = 0.01) {
-    return Cell{.name = name, .scale = scale, .drift_sd = drift, .t3 = t3};
+Cell make(const char* name, double scale, bool t3 = false, double drift = 0.01, bool saved = false) {
+    return Cell{.name = name, .scale = scale, .drift_sd = drift, .t3 = t3, .saved = saved};
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -147,7 +160,33 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(make("profile compare, 8 rounds, spreads 0.5x", 0.5), make("profile compare, 8 rounds, spreads 1x", 1),
                       make("profile compare, 8 rounds, spreads 2x", 2), make("profile compare, 8 rounds, spreads 3x", 3),
                       make("profile compare, 8 rounds, heavy tails (t3)", 1, true),
-                      make("profile compare, 8 rounds, run drift 5x", 1, false, 0.05)),
+                      make("profile compare, 8 rounds, run drift 5x", 1, false, 0.05),
+                      make("saved runs, 8 a side, spreads 1x", 1, false, 0.01, true),
+                      make("saved runs, 8 a side, heavy tails (t3)", 1, true, 0.01, true),
+                      make("saved runs, 8 a side, run drift 5x", 1, false, 0.05, true)),
     [](const ::testing::TestParamInfo<Cell>& p) { return fmt::format("path{}", p.index); });
+
+// One saved run a side: no verdict, whatever the difference; a function
+// sampled on one side only is listed however small its share.
+TEST(HostDiffSavedRuns, OneRunASideIsNotTestableAndOneSidedFunctionsShow) {
+    std::mt19937_64 rng(7);
+    Cell c = make("one run", 1, false, 0.01, true);
+    auto a = run(rng, c, 0, 0), b = run(rng, c, 0, 0.5);
+    b.add({"vcpu_run", "handle_exit", "new_mitigation_path"}, 2);  // 2 of ~4000 samples: 0.05%
+    b.samples += 2;
+    auto d = host_diff_runs("A", "B", {{{a}, kTscMhz}}, {{{b}, kTscMhz}});
+    EXPECT_FALSE(d.paired);
+    EXPECT_EQ(d.family, 0u);
+    ASSERT_FALSE(d.functions.empty());
+    for (const auto& f : d.functions) {
+        EXPECT_EQ(f.move, Move::NotTestable) << f.function;
+        EXPECT_NE(f.why.find("one run a side"), std::string::npos) << f.why;
+    }
+    ASSERT_EQ(d.one_sided.size(), 1u);
+    EXPECT_EQ(d.one_sided[0].function, "new_mitigation_path");
+    EXPECT_TRUE(d.one_sided[0].in_b);
+    EXPECT_EQ(d.one_sided[0].samples, 2u);
+    EXPECT_GT(d.one_sided[0].ns, 0);
+}
 
 } // namespace
