@@ -89,3 +89,29 @@ TEST_F(HostProfileSaved, RunFilesCompareAndBadSidesAreRefused) {
 }
 
 } // namespace
+
+namespace {
+
+// The same through a real KVM (the nested kvm_amd stage runs it where the
+// host has none): two profiled runs saved, then compared from the history.
+KVM_TEST_F(HostProfileSaved, TwoProfiledRunsSavedAndComparedFromTheHistory) {
+    std::string db = temp_path("h.db");
+    for (const char* label : {"a", "b"}) {
+        auto r = run_cli({"run", "cpuid", "-n", "2000", "--sessions", "1", "-r", "4", "--host-profile", "--db", db,
+                          "--label", label});
+        ASSERT_EQ(r.rc, 0) << r.err;
+    }
+    auto show = run_cli({"history", "show", "2", "--db", db});
+    ASSERT_EQ(show.rc, 0) << show.err;
+    EXPECT_NE(show.out.find("host profile, saved with the run"), std::string::npos) << show.out;
+    std::string json = temp_path("d.json");
+    auto cmp = run_cli({"profile", "compare", "label:a", "label:b", "--db", db, "--export-json", json});
+    ASSERT_EQ(cmp.rc, 0) << cmp.err;
+    EXPECT_NE(cmp.out.find("not testable: one run a side"), std::string::npos) << cmp.out;
+    std::ifstream j(json);
+    auto doc = nlohmann::json::parse(j);
+    EXPECT_EQ(doc["unit"], "run");
+    EXPECT_FALSE(doc["functions"].empty()) << doc.dump();
+}
+
+} // namespace
