@@ -69,8 +69,9 @@ std::vector<std::string> candidates(const std::vector<Costs>& ca, const std::vec
     return out;
 }
 
-FunctionMove test_function(const std::string& test, const std::string& f, const std::vector<Costs>& ca,
-                           const std::vector<Costs>& cb, double alpha) {
+// One function's means a side, before any test.
+FunctionMove means(const std::string& test, const std::string& f, const std::vector<Costs>& ca,
+                   const std::vector<Costs>& cb) {
     FunctionMove m;
     m.test = test;
     m.function = f;
@@ -78,12 +79,18 @@ FunctionMove test_function(const std::string& test, const std::string& f, const 
     m.b_ns = mean_of(cb, f, &Cost::total_ns);
     m.a_self_ns = mean_of(ca, f, &Cost::self_ns);
     m.b_self_ns = mean_of(cb, f, &Cost::self_ns);
+    m.t.estimate = m.b_ns - m.a_ns;
+    return m;
+}
+
+FunctionMove test_function(const std::string& test, const std::string& f, const std::vector<Costs>& ca,
+                           const std::vector<Costs>& cb, double alpha) {
+    FunctionMove m = means(test, f, ca, cb);
     std::vector<double> d;
     for (size_t r = 0; r < ca.size(); ++r) {
         auto at = [&](const Costs& c) { auto it = c.find(f); return it == c.end() ? 0.0 : it->second.total_ns; };
         d.push_back(at(cb[r]) - at(ca[r]));
     }
-    m.t.estimate = m.b_ns - m.a_ns;
     if (d.size() < 2) {
         m.why = "not testable: one round cannot show round-to-round variation";
     } else if (std::all_of(d.begin(), d.end(), [&](double x) { return x == d.front(); })) {
@@ -168,14 +175,7 @@ namespace {
 // that did not sample it).
 FunctionMove test_across_runs(const std::string& test, const std::string& f, const std::vector<Costs>& ca,
                               const std::vector<Costs>& cb, double alpha) {
-    FunctionMove m;
-    m.test = test;
-    m.function = f;
-    m.a_ns = mean_of(ca, f, &Cost::total_ns);
-    m.b_ns = mean_of(cb, f, &Cost::total_ns);
-    m.a_self_ns = mean_of(ca, f, &Cost::self_ns);
-    m.b_self_ns = mean_of(cb, f, &Cost::self_ns);
-    m.t.estimate = m.b_ns - m.a_ns;
+    FunctionMove m = means(test, f, ca, cb);
     auto values = [&](const std::vector<Costs>& side) {
         std::vector<double> v;
         for (const auto& c : side) v.push_back(c.count(f) ? c.at(f).total_ns : 0.0);
