@@ -17,7 +17,6 @@
 #include "cli/progress.h"
 #include "lab/catalog.h"
 #include "report/exporter.h"
-#include "sys/file.h"
 
 namespace eb::cli {
 
@@ -135,14 +134,6 @@ lab::RunPlan plan_run(const RunArgs& a) {
     if (!a.profile_out.empty()) require_writable(a.profile_out);
     if (!a.json.empty()) require_writable(a.json);
     return p;
-}
-
-void require_writable(const std::string& path) {
-    try {
-        sys::check_writable(path);
-    } catch (const HostError& e) {  // a path the user named that cannot be written: their argument
-        throw UsageError(e.what());
-    }
 }
 
 int cmd_run(const std::string& device, const RunArgs& a, const HostProfileArgs& hpa,

@@ -48,9 +48,8 @@ void add_run_options(CLI::App& cmd, RunArgs& a, unsigned scopes = kRun, bool out
 // Validated settings and test selection; throws UsageError or InputError.
 lab::RunPlan plan_run(const RunArgs& a);
 
-// An output file the user named must be writable before anything runs;
-// throws UsageError (exit 2) with the reason.
-void require_writable(const std::string& path);
+// An output file the user named must be writable before anything runs.
+using lab::require_writable;
 
 // `exitbench run`: plans, runs (lab::execute) with a progress line per test
 // on a terminal, then writes the exports, saves to the history and prints.

@@ -8,17 +8,13 @@
 #include "ingest/profile_input.h"
 #include "report/sha256.h"
 #include "sys/error.h"
-#include "sys/file.h"
+#include "lab/run.h"
 
 namespace eb::lab {
 
 PerfEvents import_perf_data(const std::string& perf_data, const std::string& out) {
     ingest::check_perf_data(perf_data);
-    try {
-        sys::check_writable(out);
-    } catch (const HostError& e) {  // a path the user named: their argument
-        throw InputError(e.what());
-    }
+    require_writable(out);
     return ingest::import_perf_data(perf_data, out);
 }
 

@@ -10,6 +10,7 @@
 #include "lab/profile_session.h"
 #include "lab/trace_verify.h"
 #include "lab/version.h"
+#include "sys/file.h"
 #include "suite/runner.h"
 #include "suite/session.h"
 #include "vmm/boot.h"
@@ -35,6 +36,14 @@ suite::Provenance capture_provenance(const std::vector<std::string>& argv) {
     std::ifstream f("/proc/sys/kernel/random/boot_id");
     std::getline(f, p.boot_id);  // stays empty where /proc does not say
     return p;
+}
+
+void require_writable(const std::string& path) {
+    try {
+        sys::check_writable(path);
+    } catch (const HostError& e) {  // a path the user named that cannot be written: their argument
+        throw InputError(e.what());
+    }
 }
 
 kvm::System open_kvm(const std::string& device) {

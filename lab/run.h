@@ -38,6 +38,10 @@ suite::Provenance capture_provenance(const std::vector<std::string>& argv);
 // Now in UTC, by a strftime format ("%Y-%m-%dT%H:%M:%SZ", "%Y%m%dT%H%M%SZ").
 std::string utc_now(const char* format);
 
+// An output file the user named must be writable before anything runs:
+// InputError (their argument, exit 2) with the reason.
+void require_writable(const std::string& path);
+
 // /dev/kvm (or `device`), checked to run exitbench; throws NoKvm with why not.
 kvm::System open_kvm(const std::string& device);
 
