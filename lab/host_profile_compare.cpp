@@ -1,6 +1,5 @@
 #include "lab/host_profile_compare.h"
 
-#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <fmt/format.h>
@@ -59,12 +58,7 @@ report::HostProfileComparison compare_saved_host_profiles(const std::vector<std:
     profile::HostDiffOptions o;
     o.alpha = alpha;
     report::HostProfileComparison out{profile::host_diff_runs(sa.label, sb.label, sa.runs, sb.runs, o), {}};
-    std::vector<std::string> tests;  // in the order they ran, A's first
-    for (const auto* side : {&sa, &sb})
-        for (const auto& r : side->runs)
-            for (const auto& p : r.profiles)
-                if (std::find(tests.begin(), tests.end(), p.test) == tests.end()) tests.push_back(p.test);
-    for (const auto& t : tests)
+    for (const auto& t : profile::tests_of(sa.runs, sb.runs))
         if (auto tree = report::diff_flame_tree_runs(t, sa.runs, sb.runs); !tree.is_null())
             out.flames.push_back({fmt::format("{}: {} vs {}", t, sb.label, sa.label), std::move(tree)});
     return out;

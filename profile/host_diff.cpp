@@ -15,6 +15,7 @@ namespace {
 
 struct Cost {
     double total_ns = 0, self_ns = 0, share = 0;
+    uint64_t samples = 0;  // with it anywhere in the stack
 };
 using Costs = std::map<std::string, Cost>;
 
@@ -26,7 +27,7 @@ Costs costs_of(const TestHostProfile& p, double tsc_mhz) {
     double cost_ns = p.sampled.cycles_per_iteration() * 1e3 / tsc_mhz;
     for (const auto& f : function_shares(p))
         out[f.name] = {share_of(f.total, p.samples, cost_ns).value, share_of(f.self, p.samples, cost_ns).value,
-                       double(f.total) / double(p.samples)};
+                       double(f.total) / double(p.samples), f.total};
     return out;
 }
 
@@ -197,15 +198,14 @@ FunctionMove test_across_runs(const std::string& test, const std::string& f, con
 }
 
 // Functions with samples in some unit of one side and in none of the other's.
-void one_sided(HostDiff& out, const std::string& test, const std::vector<Costs>& ca, const std::vector<Costs>& cb,
-               const std::vector<const TestHostProfile*>& pa, const std::vector<const TestHostProfile*>& pb) {
-    auto samples = [](const std::vector<const TestHostProfile*>& side) {
+void one_sided(HostDiff& out, const std::string& test, const std::vector<Costs>& ca, const std::vector<Costs>& cb) {
+    auto samples = [](const std::vector<Costs>& side) {
         std::map<std::string, uint64_t> n;
-        for (const auto* p : side)
-            for (const auto& f : function_shares(*p)) n[f.name] += f.total;
+        for (const auto& c : side)
+            for (const auto& [f, cost] : c) n[f] += cost.samples;
         return n;
     };
-    auto na = samples(pa), nb = samples(pb);
+    auto na = samples(ca), nb = samples(cb);
     std::vector<OneSided> found;
     for (auto [n, other, costs, in_b] : {std::tuple{&na, &nb, &ca, false}, std::tuple{&nb, &na, &cb, true}})
         for (const auto& [f, k] : *n)
@@ -216,6 +216,15 @@ void one_sided(HostDiff& out, const std::string& test, const std::vector<Costs>&
 
 } // namespace
 
+std::vector<std::string> tests_of(const std::vector<RunProfiles>& a, const std::vector<RunProfiles>& b) {
+    std::vector<std::string> out;
+    for (const auto* side : {&a, &b})
+        for (const auto& run : *side)
+            for (const auto& p : run.profiles)
+                if (std::find(out.begin(), out.end(), p.test) == out.end()) out.push_back(p.test);
+    return out;
+}
+
 HostDiff host_diff_runs(const std::string& label_a, const std::string& label_b, const std::vector<RunProfiles>& a,
                         const std::vector<RunProfiles>& b, const HostDiffOptions& o) {
     HostDiff out;
@@ -223,18 +232,12 @@ HostDiff host_diff_runs(const std::string& label_a, const std::string& label_b, 
     out.label_b = label_b;
     out.alpha = o.alpha;
     out.paired = false;
-    std::vector<RoundProfiles> all_a, all_b;
-    for (const auto& r : a) all_a.push_back(r.profiles);
-    for (const auto& r : b) all_b.push_back(r.profiles);
-    for (const auto& test : test_names(all_a, all_b)) {
+    for (const auto& test : tests_of(a, b)) {
         std::vector<Costs> ca, cb;
-        std::vector<const TestHostProfile*> pa, pb;
-        for (auto [side, costs, profs] : {std::tuple{&a, &ca, &pa}, std::tuple{&b, &cb, &pb}})
+        for (auto [side, costs] : {std::pair{&a, &ca}, std::pair{&b, &cb}})
             for (const auto& run : *side)
-                if (const auto* p = find_test(run.profiles, test); p && run.tsc_mhz > 0) {
+                if (const auto* p = find_test(run.profiles, test); p && run.tsc_mhz > 0)
                     costs->push_back(costs_of(*p, run.tsc_mhz));
-                    profs->push_back(p);
-                }
         if (ca.empty() || cb.empty()) {
             out.notes.push_back(fmt::format("{}: not compared: {} holds no run with samples of it", test,
                                             ca.empty() ? label_a : label_b));
@@ -242,7 +245,7 @@ HostDiff host_diff_runs(const std::string& label_a, const std::string& label_b, 
         }
         out.rounds = out.rounds ? std::min(out.rounds, std::min(ca.size(), cb.size())) : std::min(ca.size(), cb.size());
         for (const auto& f : candidates(ca, cb, o)) out.functions.push_back(test_across_runs(test, f, ca, cb, o.alpha));
-        one_sided(out, test, ca, cb, pa, pb);
+        one_sided(out, test, ca, cb);
     }
     decide(out, o.alpha);
     return out;

@@ -72,6 +72,8 @@ struct RunProfiles {
     RoundProfiles profiles;
     double tsc_mhz = 0;
 };
+// Every test profiled in a run of either side, in the order first met, A's first.
+std::vector<std::string> tests_of(const std::vector<RunProfiles>& a, const std::vector<RunProfiles>& b);
 // Saved runs, the run as the unit: per function, Welch's t of B's runs
 // against A's (two or more a side, else not testable), Holm over every
 // function tested; and every function sampled on one side only.

@@ -24,7 +24,6 @@ profile::TestHostProfile sampled() {
     p.add({"entry_SYSCALL_64", "kvm_vcpu_ioctl", "vcpu_enter_guest", "svm_vcpu_run"}, 6);
     p.add({"entry_SYSCALL_64", "kvm_vcpu_ioctl", "vcpu_enter_guest", "kvm_emulate_cpuid"}, 3);
     p.add({"entry_SYSCALL_64", "kvm_vcpu_ioctl", "odd;name"}, 1);  // folded stacks keep no ';' in a frame
-    p.samples = 10;
     p.event = "cpu-clock";
     p.fallback_why = "no hardware PMU";
     p.frequency_hz = 1000;
