@@ -81,7 +81,13 @@ TEST_F(HostProfileSaved, RunFilesCompareAndBadSidesAreRefused) {
              {"profile", "compare", fixture("v4-imported-kut.json"), fixture("host-profile-srso-on.json")},
              {"profile", "compare", fixture("host-profile-srso-on.json"), fixture("host-profile-srso-on.json")},
              {"profile", "compare", fixture("host-profile-srso-on.json"),
-              eb::test::fixtures_dir() + "/profile/nested-svm-cpuid-msr-io.trace"}}) {
+              eb::test::fixtures_dir() + "/profile/nested-svm-cpuid-msr-io.trace"},
+             // Traces: the saved runs' own options and formats do not apply to them.
+             {"profile", "compare", eb::test::fixtures_dir() + "/profile/nested-svm-cpuid-msr-io.trace", eb::test::fixtures_dir() + "/profile/nested-svm-cpuid-msr-io.trace", "--db", temp_path("h.db")},
+             {"profile", "compare", eb::test::fixtures_dir() + "/profile/nested-svm-cpuid-msr-io.trace", eb::test::fixtures_dir() + "/profile/nested-svm-cpuid-msr-io.trace", "--export-csv", temp_path("t.csv")},
+             // Saved runs: a host profile has no exit reasons.
+             {"profile", "compare", fixture("host-profile-srso-on.json"), fixture("host-profile-mitigations-off.json"),
+              "--event", "msr"}}) {
         auto bad = run_cli(args);
         EXPECT_EQ(bad.rc, 2) << bad.out << bad.err;
         EXPECT_TRUE(one_line(bad.err)) << bad.err;
