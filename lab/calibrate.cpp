@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "history/store.h"
+#include "lab/child_run.h"
 #include "lab/records.h"
 #include "result/json.h"
 #include "stats/nested.h"
@@ -27,54 +28,10 @@ namespace eb::lab {
 
 namespace {
 
-// Where a calibration run writes its result: a memfd, passed as its fd 3
-// and named /proc/self/fd/3, so no file is left in TMPDIR by a calibrate
-// that is killed (SIGKILL runs no destructor).
-sys::Fd result_memfd(size_t k) {
-    sys::Fd fd(::memfd_create(fmt::format("exitbench-calibration-run-{}", k).c_str(), MFD_CLOEXEC));
-    if (!fd.valid()) throw HostError(fmt::format("cannot make a memfd for a calibration run: {}", std::strerror(errno)));
-    return fd;
-}
-
-// Runs `words` with stdout on /dev/null (the table is not wanted; stderr
-// stays the user's) and `result` as its fd 3; returns its exit status and
-// wall seconds. It stays in calibrate's group, so a terminal's Ctrl-C reaches
-// it too; it gets SIGTERM if calibrate dies (a SIGKILL'd calibrate leaves no
-// run behind), and a stop request here is passed on to it at once.
-std::pair<int, double> run_child(const std::string& exe, const std::vector<std::string>& words, int result,
-                                 const std::atomic<bool>& interrupt) {
-    sys::Spawn s{words, "/dev/null", "/dev/null", sys::kInherit};
-    s.program = exe;
-    s.fd3 = result;
-    s.own_group = false;
-    s.death_signal = SIGTERM;
-    auto t0 = std::chrono::steady_clock::now();
-    // A stop request is passed on once, then the run is waited out: it
-    // removes its own tracing on SIGTERM, which a SIGKILL would leave behind.
-    sys::ProcessEnd end = sys::Process(s).wait_out(interrupt);
-    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    return {end.status(), wall};
-}
-
-suite::RunReport read_run(int fd, size_t k) {
-    std::string text;
-    char buf[65536];
-    for (off_t off = 0;;) {
-        ssize_t n = ::pread(fd, buf, sizeof buf, off);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        text.append(buf, size_t(n));
-        off += n;
-    }
-    if (text.empty()) throw HostError(fmt::format("calibration run {} wrote no result", k));
-    std::istringstream f(text);
-    return result::from_json(result::parse_document(f, fmt::format("calibration run {}'s result", k)));
-}
-
 // Run k as a process of req.exe, its result read from its fd 3.
 FinishedRun run_process(const CalibrateRequest& req, size_t k, const std::vector<std::string>& words,
                         const std::atomic<bool>& interrupt) {
-    sys::Fd result = result_memfd(k);
+    sys::Fd result = result_memfd(fmt::format("exitbench-calibration-run-{}", k));
     auto [rc, wall] = run_child(req.exe, words, result.get(), interrupt);
     if (interrupt.load() || rc == 130)
         throw Interrupted(fmt::format("interrupted in calibration run {} of {}: no calibration stored", k, req.runs));
@@ -82,7 +39,7 @@ FinishedRun run_process(const CalibrateRequest& req, size_t k, const std::vector
     if (rc != 0 && rc != 1)
         throw HostError(fmt::format("calibration run {} of {} ended with exit status {}; no calibration "
                                     "stored", k, req.runs, rc));
-    return {read_run(result.get(), k), wall};
+    return {read_result(result.get(), fmt::format("calibration run {}", k)), wall};
 }
 
 std::vector<suite::RunReport> run_all(const CalibrateRequest& req, const std::atomic<bool>& interrupt,

@@ -28,6 +28,11 @@ std::string spread_text(const suite::SideSummary& k, suite::Unit unit) {
     if (!std::isnan(k.between_run_sd))
         parts.push_back(unit == suite::Unit::Round ? "between rounds " + between_pct(k.between_run_sd)
                                                    : "between runs of a boot " + between_pct(k.between_run_sd));
+    if (!std::isnan(k.between_load_sd))
+        parts.push_back(fmt::format("between loads of the module {} ({} loads{})", between_pct(k.between_load_sd),
+                                    k.loads, std::isnan(k.between_run_sd) ? "; one run each, so it includes "
+                                                                            "run-to-run spread"
+                                                                          : ""));
     if (!std::isnan(k.between_boot_sd))
         parts.push_back(fmt::format("between boots {} ({} boots{})", between_pct(k.between_boot_sd), k.boots,
                                     std::isnan(k.between_run_sd) ? "; one run each, so it includes run-to-run spread"
@@ -123,9 +128,11 @@ json side_json(const suite::SideSummary& k) {
             {"sd_log", {{"within_session", num(k.within_sd)},
                         {"between_sessions_of_a_run", num(k.between_session_sd)},
                         {"between_runs_of_a_boot", num(k.between_run_sd)},
+                        {"between_loads_of_a_boot", num(k.between_load_sd)},
                         {"between_boots", num(k.between_boot_sd)}}},
             {"imported", k.imported},
             {"boots", k.boots},
+            {"loads", k.loads},
             {"batch_sizes", k.batch_sizes},
             {"status", k.status},
             {"detail", k.detail}};

@@ -35,8 +35,29 @@ json provenance_json(const suite::Provenance& p) {
         for (const auto& l : p.imported->logs)
             imported["logs"].push_back({{"file", l.file}, {"sha256", l.sha256}, {"tests", l.tests}});
     }
+    json load = nullptr;
+    if (p.module_load) {
+        json params = json::object();
+        for (const auto& [k, v] : p.module_load->params) params[k] = v;
+        load = {{"module", p.module_load->module}, {"id", p.module_load->id}, {"params", params}};
+    }
     return {{"timestamp_utc", p.timestamp_utc}, {"hostname", p.hostname}, {"argv", p.argv},
-            {"git_describe", p.git_describe},   {"boot_id", p.boot_id},   {"imported", imported}};
+            {"git_describe", p.git_describe},   {"boot_id", p.boot_id},   {"imported", imported},
+            {"module_load", load}};
+}
+
+// A module A/B's load (schema_version 6), or nothing.
+std::optional<suite::ModuleLoad> module_load_from(const json& p) {
+    const json& m = member(p, "module_load", "provenance");
+    if (m.is_null()) return std::nullopt;
+    suite::ModuleLoad out{field<std::string>(m, "module", "module_load"), field<std::string>(m, "id", "module_load"), {}};
+    const json& params = member(m, "params", "module_load");
+    if (!params.is_object()) wrong_type("params", "module_load");
+    for (const auto& [k, v] : params.items()) {
+        if (!v.is_string()) wrong_type(k.c_str(), "module_load's params");
+        out.params.emplace_back(k, v.get<std::string>());
+    }
+    return out;
 }
 
 json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
@@ -191,6 +212,7 @@ suite::Provenance provenance_from(const json& p, int version) {
                           field<std::vector<std::string>>(p, "argv", "provenance"),
                           field<std::string>(p, "git_describe", "provenance"),
                           field<std::string>(p, "boot_id", "provenance")};
+    if (version >= 6) out.module_load = module_load_from(p);
     if (version < 4) return out;
     const json& im = member(p, "imported", "provenance");
     if (im.is_null()) return out;

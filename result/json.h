@@ -20,7 +20,7 @@ namespace eb::result {
 //    "not_rerun_after_hang"; settings "retry_hung".
 // 5: per result "host_samples", run --host-profile's sampled host profile
 //    (result/host_samples_json.h), null without one; absent before 5.
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 // Deeper documents are refused: no valid result nests past a handful of levels.
 inline constexpr int kMaxDepth = 64;
 

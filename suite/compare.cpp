@@ -27,11 +27,14 @@ const char* verdict_name(Verdict v) {
 const char* unit_name(Unit u) {
     switch (u) {
     case Unit::Run: return "run";
+    case Unit::Load: return "load";
     case Unit::Boot: return "boot";
     case Unit::Round: break;
     }
     return "round";
 }
+
+size_t min_units(Unit u) { return u == Unit::Load ? 3 : 2; }
 
 namespace {
 
@@ -53,14 +56,17 @@ void fill(Effect& e, const stats::TTest& t) {
 // a run), which says nothing of drift between units of this level.
 std::string one_unit_why(const Effect& e, const SideSummary& sa, const SideSummary& sb, Unit u) {
     auto widest = [](double x, double y) { return std::max(std::isnan(x) ? 0 : x, std::isnan(y) ? 0 : y); };
-    double runs = u == Unit::Boot ? widest(sa.between_run_sd, sb.between_run_sd) : 0;
+    double runs = u == Unit::Boot || u == Unit::Load ? widest(sa.between_run_sd, sb.between_run_sd) : 0;
     double inside = runs > 0 ? runs : widest(sa.between_session_sd, sb.between_session_sd);
     std::string spread = inside > 0 ? fmt::format("; the {} inside one {} spread {:.2f}%, which does not measure "
                                                   "drift between {}s", runs > 0 ? "runs" : "sessions",
-                                                  runs > 0 ? "boot" : "run", inside * 100, unit_name(u))
+                                                  runs > 0 ? unit_name(u) : "run", inside * 100, unit_name(u))
                                     : "";
-    return fmt::format("not testable at the {0} level ({1} vs {2} {0}{3}): observed {4}{5}", unit_name(u), e.units_a,
-                       e.units_b, e.units_a + e.units_b == 2 ? "" : "s", pct_change(e.ratio), spread);
+    std::string fewest = min_units(u) > 2 ? fmt::format("; a verdict needs {} {}s a side", min_units(u), unit_name(u))
+                                          : "";
+    return fmt::format("not testable at the {0} level ({1} vs {2} {0}{3}): observed {4}{5}{6}", unit_name(u),
+                       e.units_a, e.units_b, e.units_a + e.units_b == 2 ? "" : "s", pct_change(e.ratio), spread,
+                       fewest);
 }
 
 // Zero spread among the units is no certainty: the figures' resolution is
@@ -90,7 +96,7 @@ Effect effect_saved(const SideData& a, const SideData& b, const SideSummary& sa,
                             "another harness), not units of this one", sa.imported ? sa.label : sb.label);
         return e;
     }
-    if (ya.size() < 2 || yb.size() < 2) {  // with a calibration or without: one offset a side is no spread
+    if (ya.size() < min_units(u) || yb.size() < min_units(u)) {  // one offset a side is no spread, calibrated or not
         e.why = one_unit_why(e, sa, sb, u);
         return e;
     }
@@ -200,35 +206,64 @@ ComparisonReport build(const std::vector<std::string>& labels, const std::vector
     return out;
 }
 
+// Each side's distinct keys (boot ids, or load ids), in run order; `known`
+// false when a run has none.
+std::vector<std::vector<std::string>> keys_of(const std::vector<std::vector<RunReport>>& sides,
+                                              std::string (*key)(const RunReport&), bool& known) {
+    known = true;
+    std::vector<std::vector<std::string>> out;
+    for (const auto& side : sides) {
+        auto& ids = out.emplace_back();
+        for (const auto& r : side) {
+            auto k = key(r);
+            known = known && !k.empty();
+            if (std::find(ids.begin(), ids.end(), k) == ids.end()) ids.push_back(k);
+        }
+    }
+    return out;
+}
+
+bool sides_differ(std::vector<std::vector<std::string>> ids) {
+    for (auto& v : ids) std::sort(v.begin(), v.end());
+    return std::any_of(ids.begin(), ids.end(), [&](const auto& v) { return v != ids[0]; });
+}
+
+std::string boot_of(const RunReport& r) { return r.provenance.boot_id; }
+std::string load_of(const RunReport& r) { return r.provenance.module_load ? r.provenance.module_load->id : ""; }
+
 // The highest level that differs between the sides: the boot when every run
-// has a boot id and the sides' boots are not the same, else the run.
+// has a boot id and the sides' boots are not the same; else the module load
+// when every run has a load id and the sides' loads differ; else the run.
 void choose_level(ComparisonReport& out, const std::vector<std::vector<RunReport>>& sides) {
-    bool known = true;
-    std::vector<std::set<std::string>> boots(sides.size());
-    for (size_t k = 0; k < sides.size(); ++k)
-        for (const auto& r : sides[k]) {
-            known = known && !r.provenance.boot_id.empty();
-            boots[k].insert(r.provenance.boot_id);
-        }
-    bool differ = known && std::any_of(boots.begin(), boots.end(), [&](const auto& b) { return b != boots[0]; });
-    out.unit = differ ? Unit::Boot : Unit::Run;
-    if (differ) {
-        for (const auto& side : sides) {  // every boot named, in run order
-            out.boot_ids.emplace_back();
-            for (const auto& r : side)
-                if (std::find(out.boot_ids.back().begin(), out.boot_ids.back().end(), r.provenance.boot_id) ==
-                    out.boot_ids.back().end())
-                    out.boot_ids.back().push_back(r.provenance.boot_id);
-        }
+    bool known = true, loads_known = true;
+    auto boots = keys_of(sides, boot_of, known);
+    auto loads = keys_of(sides, load_of, loads_known);
+    if (known && sides_differ(boots)) {
+        out.unit = Unit::Boot;
+        out.boot_ids = boots;
         out.level_why = "the sides come from different boots, so boot-to-boot variation separates them: each boot "
                         "(the mean of its runs) is one unit";
         return;
     }
+    std::string boot_unseen = known ? "boot: every run comes from the same boot, so boot-to-boot variation is not in "
+                                      "these verdicts"
+                                    : "boot: a run has no boot id recorded, so boot-to-boot variation cannot be told "
+                                      "apart";
+    if (loads_known && sides_differ(loads)) {
+        out.unit = Unit::Load;
+        out.boot_ids = loads;
+        out.level_why = "the sides come from different loads of the module, so load-to-load variation separates "
+                        "them: each load (the mean of its runs) is one unit";
+        out.unseen.push_back(boot_unseen);
+        return;
+    }
+    out.unit = Unit::Run;
     out.level_why = "the sides are different runs: each run (the mean of its sessions) is one unit; sessions of one "
                     "run share its process, boot and moment, so they are never the units";
-    out.unseen.push_back(known ? "boot: every run comes from the same boot, so boot-to-boot variation is not in "
-                                 "these verdicts"
-                               : "boot: a run has no boot id recorded, so boot-to-boot variation cannot be told apart");
+    if (loads_known && !sides.empty() && !sides[0].empty())
+        out.unseen.push_back("module load: every run comes from the same load of the module, so load-to-load "
+                             "variation is not in these verdicts");
+    out.unseen.push_back(boot_unseen);
 }
 
 } // namespace

@@ -26,10 +26,16 @@ const char* verdict_name(Verdict v);
 // Which executions are the independent units.
 enum class Unit {
     Run,    // saved results from one boot (or with no boot ids): each run (file, saved run)
+    Load,   // saved results of one boot whose sides come from different loads of a KVM module: each load's runs
     Boot,   // saved results whose sides come from different boots: each boot's runs as one unit
     Round,  // interleaved: configurations paired within each round of one process
 };
 const char* unit_name(Unit u);
+// The fewest units a side needs for a verdict: two for most levels (one is
+// no spread); three module loads, since loads of one boot are cheap to
+// repeat and a Welch t on two loads a side has as little as one degree of
+// freedom.
+size_t min_units(Unit u);
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -44,8 +50,12 @@ struct SideSummary {
     // each estimated once: repeats within a session, sessions within a run,
     // runs (rounds) within a boot, boots. NaN where a level is not replicated
     // (e.g. one session per run): the level above then includes it.
+    // At the load level, between_boot_sd stays NaN and between_load_sd is
+    // the spread of the loads (of one boot).
     double within_sd = kNaN, between_session_sd = kNaN, between_run_sd = kNaN, between_boot_sd = kNaN;
+    double between_load_sd = kNaN;
     size_t boots = 0;                  // distinct boot ids among the runs (0: none recorded)
+    size_t loads = 0;                  // distinct module loads, when the load is the unit
     std::vector<std::string> dropped;  // sessions left out (a median that is not positive has no log)
     // Units far from the others: more than kOutlierSigmas robust SDs (1.4826
     // MAD of the unit values) from their median; needs 3 or more units.
@@ -101,7 +111,7 @@ struct ComparisonReport {
     Unit unit = Unit::Run;
     std::string level_why;              // why the verdicts are at this level
     std::vector<std::string> unseen;    // levels the verdicts cannot see, each with why
-    std::vector<std::vector<std::string>> boot_ids;  // each side's boots, in order, when the boot is the unit
+    std::vector<std::vector<std::string>> boot_ids;  // each side's boots (or loads), in order, when that is the unit
     double alpha = 0.05;
     size_t family = 0;                  // testable comparisons read together (the baseline apart)
     std::vector<TestComparison> tests;
@@ -136,8 +146,8 @@ inline constexpr double kPlanTarget = 0.01;
 std::string pct_change(double ratio);
 
 // Saved results: sides[k] holds every result file (saved run) of configuration k.
-// The unit is the highest level that differs (run or boot); a test with one
-// unit on a side is not testable, whether or not a calibration exists: a
+// The unit is the highest level that differs (run, module load or boot); a
+// test with fewer than min_units(unit) units on a side is not testable, whether or not a calibration exists: a
 // run's offset is one draw per run, which one pair cannot tell from a
 // change. `cal` (calibrations that match the runs, lab::find_calibrations)
 // only plans: the runs a side, or the rounds, that reach `target`.

@@ -15,7 +15,7 @@ void add_once(std::vector<std::string>& v, const std::string& s) {
 
 // The spread between the units of this level, from the nesting.
 double unit_sd(const SideSummary& c, Unit u) {
-    return u == Unit::Boot ? c.between_boot_sd : c.between_run_sd;
+    return u == Unit::Boot ? c.between_boot_sd : u == Unit::Load ? c.between_load_sd : c.between_run_sd;
 }
 
 // `exitbench calibrate` for these tests with the compared runs' options.
@@ -29,6 +29,9 @@ std::string calibrate_command(const ComparisonReport& out, const std::vector<std
 std::string how_to_test(const ComparisonReport& out, const std::vector<std::string>& tests) {
     std::string names = tests.size() <= 6 ? fmt::format("{}", fmt::join(tests, " ")) : "TESTS";
     if (out.unit == Unit::Round) return "to get a verdict: run more rounds (--rounds 8 or more)";
+    if (out.unit == Unit::Load)
+        return fmt::format("to test across module loads: 3 or more loads a side, e.g. exitbench compare --module "
+                           "MODULE --a 'PARAM=V' --b 'PARAM=W' --loads 3 {}", names);
     if (out.unit == Unit::Boot)
         return fmt::format("to test across boots: run each side in 3 or more boots (after each boot: exitbench run "
                            "{} --label before, likewise --label after under the other side), then exitbench compare "
@@ -67,7 +70,8 @@ void review(ComparisonReport& out) {
                                             fmt::join(t.configs[0].batch_sizes, "/"), out.labels[k],
                                             fmt::join(t.configs[k].batch_sizes, "/")));
             if (e.verdict == Verdict::NotTestable && e.units_a > 0 && e.units_b > 0 &&
-                t.configs[0].imported == t.configs[k].imported && (e.units_a < 2 || e.units_b < 2) &&
+                t.configs[0].imported == t.configs[k].imported &&
+                (e.units_a < min_units(out.unit) || e.units_b < min_units(out.unit)) &&
                 t.test != "baseline")  // run adds the baseline itself
                 add_once(one_unit, t.test);
             baseline_warning(out, t, k);

@@ -13,7 +13,7 @@ namespace eb::suite::detail {
 namespace {
 
 void add(SideData& d, const TestResult* t, const RunReport& rep) {
-    d.runs.push_back({rep.provenance.boot_id, {}, {}});
+    d.runs.push_back({rep.provenance.boot_id, rep.provenance.module_load ? rep.provenance.module_load->id : "", {}, {}});
     if (!t) return;
     if (!d.seen || severity(t->status) > severity(d.status)) {
         d.status = t->status;
@@ -43,16 +43,17 @@ void add(SideData& d, const TestResult* t, const RunReport& rep) {
     }
 }
 
-// Runs grouped by boot id, in order of first appearance; runs without an id
-// share one group.
-std::vector<std::vector<const RunData*>> by_boot(const SideData& d) {
+// Runs grouped by boot id (by load id, at the load level), in order of first
+// appearance; runs without an id share one group.
+std::vector<std::vector<const RunData*>> by_group(const SideData& d, Unit u) {
     std::vector<std::string> ids;
     std::vector<std::vector<const RunData*>> out;
     for (const auto& r : d.runs) {
         if (r.session_logs.empty()) continue;
-        auto it = std::find(ids.begin(), ids.end(), r.boot);
+        const std::string& key = u == Unit::Load ? r.load : r.boot;
+        auto it = std::find(ids.begin(), ids.end(), key);
         if (it == ids.end()) {
-            ids.push_back(r.boot);
+            ids.push_back(key);
             out.emplace_back();
             it = ids.end() - 1;
         }
@@ -61,10 +62,10 @@ std::vector<std::vector<const RunData*>> by_boot(const SideData& d) {
     return out;
 }
 
-// The side as a nest: boots > runs > sessions > repeat logs.
-stats::Nest nest(const SideData& d) {
+// The side as a nest: boots (loads) > runs > sessions > repeat logs.
+stats::Nest nest(const SideData& d, Unit u) {
     stats::Nest root;
-    for (const auto& boot : by_boot(d)) {
+    for (const auto& boot : by_group(d, u)) {
         stats::Nest b;
         for (const RunData* r : boot) {
             stats::Nest run;
@@ -125,8 +126,8 @@ Collected collect(const std::vector<std::vector<RunReport>>& sides) {
 
 std::vector<double> units(const SideData& d, Unit u) {
     std::vector<double> out;
-    if (u == Unit::Boot) {
-        for (const auto& boot : by_boot(d)) {
+    if (u == Unit::Boot || u == Unit::Load) {
+        for (const auto& boot : by_group(d, u)) {
             std::vector<double> means;
             for (const RunData* r : boot) means.push_back(stats::mean(r->session_logs));
             out.push_back(stats::mean(means));
@@ -159,13 +160,15 @@ SideSummary summarize(const std::string& label, const SideData& d, Unit u) {
         auto t = stats::one_sample_t(y);
         s.center_ci = {std::exp(t.ci.lo), std::exp(t.ci.hi)};
     }
-    auto sd = stats::nested_sd(nest(d));  // [repeats, sessions, runs, boots]
+    auto sd = stats::nested_sd(nest(d, u));  // [repeats, sessions, runs, boots or loads]
     sd.resize(4, kNaN);
     s.within_sd = sd[0];
     s.between_session_sd = sd[1];
     s.between_run_sd = sd[2];
-    s.between_boot_sd = sd[3];
-    for (const auto& boot : by_boot(d)) s.boots += !boot.front()->boot.empty();
+    (u == Unit::Load ? s.between_load_sd : s.between_boot_sd) = sd[3];
+    for (const auto& boot : by_group(d, Unit::Boot)) s.boots += !boot.front()->boot.empty();
+    if (u == Unit::Load)
+        for (const auto& load : by_group(d, u)) s.loads += !load.front()->load.empty();
     if (!sizes.empty()) s.repeats = size_t(stats::median(sizes));
     s.batch_sizes = d.batch_sizes;
     std::sort(s.batch_sizes.begin(), s.batch_sizes.end());

@@ -11,6 +11,7 @@ namespace eb::suite::detail {
 
 struct RunData {
     std::string boot;                              // provenance boot id; empty when unknown
+    std::string load;                              // provenance module load id; empty when none
     std::vector<double> session_logs;              // log median of each usable session
     std::vector<std::vector<double>> repeat_logs;  // per usable session: the log of each repeat
 };
@@ -36,7 +37,7 @@ Collected collect(const std::vector<std::vector<RunReport>>& sides);
 Collected collect(const std::vector<const std::vector<RunReport>*>& sides);
 
 // The unit values (logs) at a level: each run's (round's) mean of its
-// session logs, or each boot's mean of its runs' means. Round keeps no gap
+// session logs, or each boot's (load's) mean of its runs' means. Round keeps no gap
 // markers: pair rounds through SideData::runs instead.
 std::vector<double> units(const SideData& d, Unit u);
 

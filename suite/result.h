@@ -176,6 +176,15 @@ struct ImportSource {
     std::vector<ImportedLog> logs = {};  // several files made this run: each of them; else empty
 };
 
+// One load of a KVM module, as a module A/B made it: `id` tells this load
+// from every other (a random UUID taken at the load), `params` are the
+// module's parameters as /sys/module showed them once it was loaded.
+struct ModuleLoad {
+    std::string module;  // kvm, kvm_amd or kvm_intel
+    std::string id;
+    std::vector<std::pair<std::string, std::string>> params;  // "avic" -> "N"
+};
+
 // Where and when a run happened, so saved results can be told apart later.
 // Empty in results read from schema versions 1 and 2, which lacked it.
 struct Provenance {
@@ -187,6 +196,9 @@ struct Provenance {
     // Set on an imported run: then timestamp and argv are the import's, and
     // host, boot and environment are unknown (empty).
     std::optional<ImportSource> imported = {};
+    // Set on a run of a module A/B (lab/module_ab.h): the module load it ran
+    // in, so loads are told apart as boots are; empty otherwise.
+    std::optional<ModuleLoad> module_load = {};
 };
 
 // The kernel a run was booted into by `exitbench boot` (lab/boot.h): what

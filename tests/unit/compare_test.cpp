@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <random>
+#include <fmt/format.h>
 
 #include "lab/compare_live.h"
 #include "report/compare.h"
@@ -75,6 +76,44 @@ TEST(CompareSaved, SidesFromDifferentBootsMakeTheBootTheUnit) {
     EXPECT_EQ(c.unit, Unit::Run);
     EXPECT_NE(c.tests[0].vs_first[0].verdict, Verdict::NotTestable);
     EXPECT_TRUE(has(c.unseen, "every run comes from the same boot"));
+}
+
+// Runs of one boot made in different loads of a module: the load is the unit,
+// and it needs three loads a side.
+TEST(CompareSaved, SidesFromDifferentModuleLoadsMakeTheLoadTheUnit) {
+    auto side = [](double level, const char* name, int loads) {
+        std::vector<RunReport> out;
+        for (int i = 0; i < loads; ++i) {
+            out.push_back(run_of("cpuid", {level + i * 0.3, level + i * 0.3 + 0.2}));
+            out.back().provenance.boot_id = "one boot";
+            out.back().provenance.module_load = ModuleLoad{"kvm_amd", fmt::format("{}{}", name, i), {{"npt", "Y"}}};
+        }
+        return out;
+    };
+    auto c = compare_saved({"A", "B"}, {side(100, "a", 2), side(110, "b", 2)});
+    EXPECT_EQ(c.unit, Unit::Load);
+    EXPECT_TRUE(has(c.unseen, "every run comes from the same boot"));
+    const auto& e = c.tests[0].vs_first[0];
+    EXPECT_EQ(e.verdict, Verdict::NotTestable);  // 2 loads a side would do for runs; not for loads
+    EXPECT_NE(e.why.find("not testable at the load level (2 vs 2 loads)"), std::string::npos) << e.why;
+    EXPECT_NE(e.why.find("a verdict needs 3 loads a side"), std::string::npos) << e.why;
+    EXPECT_TRUE(has(c.advice, "--loads 3"));
+    c = compare_saved({"A", "B"}, {side(100, "a", 3), side(110, "b", 3)});
+    EXPECT_EQ(c.unit, Unit::Load);
+    EXPECT_EQ(c.tests[0].vs_first[0].verdict, Verdict::Slower);
+    EXPECT_EQ(c.tests[0].configs[0].loads, 3u);
+    EXPECT_EQ(c.boot_ids, (std::vector<std::vector<std::string>>{{"a0", "a1", "a2"}, {"b0", "b1", "b2"}}));
+    // Every run in one load (parameters set at run time): the run is the unit.
+    auto a = side(100, "a", 3), b = side(110, "b", 3);
+    for (auto* s : {&a, &b})
+        for (auto& r : *s) r.provenance.module_load->id = "the one load";
+    c = compare_saved({"A", "B"}, {a, b});
+    EXPECT_EQ(c.unit, Unit::Run);
+    EXPECT_TRUE(has(c.unseen, "every run comes from the same load of the module"));
+    // Boots that differ outrank loads.
+    b = side(110, "b", 3);
+    for (auto& r : b) r.provenance.boot_id = "another boot";
+    EXPECT_EQ(compare_saved({"A", "B"}, {side(100, "a", 3), b}).unit, Unit::Boot);
 }
 
 // A side whose test failed or mismatched kept its samples; it still gets no verdict.

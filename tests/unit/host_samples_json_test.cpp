@@ -48,7 +48,7 @@ suite::RunReport with_samples() {
 TEST(HostSamplesJson, RoundTripsThroughTheResult) {
     auto r = with_samples();
     auto j = result::to_json(r);
-    EXPECT_EQ(j["schema_version"], 5);
+    EXPECT_EQ(j["schema_version"], result::kSchemaVersion);
     EXPECT_TRUE(j["results"][0]["host_samples"].is_null());
     const auto& hs = j["results"][1]["host_samples"];
     EXPECT_EQ(hs["event"], "cpu-clock");

@@ -161,3 +161,22 @@ TEST(Json, ProvenanceRoundTripsAndIsEmptyBeforeVersionThree) {
     j["schema_version"] = 3;  // version 3 without it is malformed
     EXPECT_THROW(result::from_json(j), std::runtime_error);
 }
+
+// A module A/B's run keeps its load (version 6); version 5 had none.
+TEST(Json, TheModuleLoadRoundTripsAndIsAbsentBeforeVersionSix) {
+    auto r = sample_report();
+    r.provenance.module_load = suite::ModuleLoad{"kvm_amd", "3f2c", {{"npt", "N"}, {"nested", "Y"}}};
+    auto j = result::to_json(r);
+    auto back = result::from_json(j);
+    ASSERT_TRUE(back.provenance.module_load);
+    EXPECT_EQ(back.provenance.module_load->module, "kvm_amd");
+    EXPECT_EQ(back.provenance.module_load->id, "3f2c");
+    EXPECT_EQ(back.provenance.module_load->params.size(), 2u);
+    auto v5 = j;
+    v5["schema_version"] = 5;
+    EXPECT_FALSE(result::from_json(v5).provenance.module_load);
+    j["provenance"]["module_load"]["params"]["npt"] = 0;  // a parameter is a string, as sysfs shows it
+    EXPECT_THROW(result::from_json(j), std::runtime_error);
+    j["provenance"].erase("module_load");  // version 6 without it is malformed
+    EXPECT_THROW(result::from_json(j), std::runtime_error);
+}
