@@ -1,4 +1,5 @@
 #include "cli/app.h"
+#include "lab/module_ab.h"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -44,9 +45,9 @@ void on_stop_signal(int sig) {
         g_interrupted.store(true);
         return;
     }
-    if (!lab::tracing_active()) _exit(128 + sig);
-    static const char msg[] = "exitbench: stopping: removing the ftrace instance first "
-                              "(SIGKILL would leave it behind until the next run)\n";
+    if (!lab::tracing_active() && !lab::module_change_active()) _exit(128 + sig);
+    static const char msg[] = "exitbench: stopping: removing the ftrace instance or restoring the module first "
+                              "(SIGKILL would leave them behind)\n";
     ssize_t n = write(STDERR_FILENO, msg, sizeof msg - 1);
     (void)n;
 }

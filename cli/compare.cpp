@@ -11,6 +11,7 @@
 #include "cli/app.h"
 #include "cli/command.h"
 #include "cli/kernel_ab.h"
+#include "cli/module_ab.h"
 #include "cli/compare_exit.h"
 #include "cli/compare_host_profile.h"
 #include "cli/compare_live.h"
@@ -275,6 +276,7 @@ public:
         add_compare_options(*app_, args_);
         add_export_options(*app_, args_.common.exports, report::Subject::Compare, &args_.common.format);
         add_kernel_ab_options(*app_, kernels_);
+        add_module_ab_options(*app_, module_);
         app_->add_option("--db", args_.db, "the history database: what label:/run: refer to, where a live compare "
                                            "saves its configurations' runs, and where one run a side finds its "
                                            "calibration (read only; none there: not testable)");
@@ -284,15 +286,19 @@ public:
     }
     int run(const Context& ctx) override {
         args_.common.argv = ctx.argv;
+        if (kernels_.active() && module_.active())
+            throw UsageError("--module reloads a module on this host; --kernel-a/-b boot kernels: give one of them");
         if (kernels_.active()) return cmd_compare_kernels(args_, kernels_, ctx.interrupted);
+        if (module_.active()) return cmd_compare_module(args_, module_, ctx.interrupted);
         return cmd_compare(ctx.device, args_, ctx.interrupted);
     }
     std::string stdout_format() const override { return args_.common.format; }
-    bool emulable() const override { return !kernels_.active(); }  // boots its kernels itself
+    bool emulable() const override { return !kernels_.active() && !module_.active(); }  // boots, or reloads, itself
 
 private:
     CompareArgs args_;
     KernelAbArgs kernels_;
+    ModuleAbArgs module_;
 };
 
 } // namespace

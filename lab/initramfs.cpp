@@ -240,6 +240,10 @@ else fail "the guest CPU has neither SVM nor VMX, so KVM cannot run inside (no n
     if (s.params.count("kvm_amd")) out += "  fail \"--modprobe names kvm_amd, but this guest's CPU loads kvm_intel\"\n";
     out += loads(s.modules.intel, s.params) + "fi\n";
     out += fmt::format(R"SH([ -c /dev/kvm ] || fail "$vendor loaded, but the guest has no /dev/kvm"
+# modprobe and rmmod work inside too (a module A/B reloads kvm_amd): the
+# modules, already loaded in order, listed without their dependencies.
+mkdir -p /lib/modules/$(uname -r)
+for f in /modules/*.ko; do ln -sf $f /lib/modules/$(uname -r)/; echo "${{f##*/}}:"; done >/lib/modules/$(uname -r)/modules.dep
 echo "release=$(uname -r)" >&3
 echo "cmdline=$(cat /proc/cmdline)" >&3
 echo "boot_id=$(cat /proc/sys/kernel/random/boot_id)" >&3
