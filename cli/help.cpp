@@ -29,7 +29,7 @@ const std::map<std::string, std::string, std::less<>>& placeholders() {
         {"kernel", "IMAGE"}, {"kernel-a", "IMAGE"}, {"kernel-b", "IMAGE"}, {"append", "ARGS"}, {"append-a", "ARGS"},
         {"append-b", "ARGS"}, {"modprobe", "'MODULE P=V ...'"}, {"modprobe-a", "'MODULE P=V ...'"},
         {"modprobe-b", "'MODULE P=V ...'"}, {"initrd", "FILE"}, {"modules", "DIR"}, {"accel", "auto|kvm|tcg"},
-        {"cpus", "N"}, {"memory", "MIB"}, {"boot-timeout", "DURATION"}, {"boots", "N"}, {"guest-run", "OPTIONS"},
+        {"cpus", "N"}, {"memory", "MIB"}, {"boot-timeout", "DURATION"}, {"boots", "N"}, {"loads", "N"}, {"module", "MODULE"}, {"guest-run", "OPTIONS"},
         {"good", "LABEL"}, {"args", "ARG"}, {"backend", "qemu|kexec"}, {"unit-dir", "DIR"}, {"add", "PATH"},
         // kselftest-install
         {"dir", "DIR"}, {"timeout", "DURATION"}, {"run_args", "RUN-ARG"},

@@ -208,7 +208,7 @@ std::string init_script(const InitramfsSpec& s) {
     std::string out = R"SH(#!/bin/busybox sh
 /bin/busybox mkdir -p /sbin /usr/bin /usr/sbin /proc /sys /dev /tmp /root
 /bin/busybox --install -s
-export PATH=/bin:/sbin:/usr/bin:/usr/sbin HOME=/root
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin HOME=/root EXITBENCH_GUEST=1
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
