@@ -69,13 +69,17 @@ lab::AbObserver progress(const std::vector<const lab::BootPlan*>& plans, const s
 void reject_other_modes(const CompareArgs& c) {
     if (c.a || c.b || !c.configs.empty() || !c.vs.empty() || !c.against.empty())
         throw UsageError("--kernel-a/--kernel-b boot kernels; --a/--b, --config, --vs and --against do not apply");
+    reject_schedule(c, "--kernel-a/--kernel-b", "boot");
+}
+
+void reject_schedule(const CompareArgs& c, const std::string& mode, const std::string& unit) {
     std::pair<bool, const char*> given[] = {
         {!c.rounds.empty(), "--rounds"}, {!c.time_budget.empty(), "--time-budget"}, {!c.precision.empty(), "--precision"},
         {!c.seed.empty(), "--seed"},     {!c.host_profile.empty(), "--host-profile"},
         {!c.common.profile_out.empty(), "--profile-out"}};
     for (auto [set, name] : given)
-        if (set) throw UsageError(fmt::format("{} does not apply to --kernel-a/--kernel-b: each boot holds one run, "
-                                              "and the boot is the unit", name));
+        if (set) throw UsageError(fmt::format("{} does not apply to {}: each {} holds one run, and the {} is the unit",
+                                              name, mode, unit, unit));
 }
 
 std::vector<std::string> guest_run_args(const std::vector<std::string>& tests, const std::string& guest_run,

@@ -42,6 +42,10 @@ std::vector<std::string> guest_run_args(const std::vector<std::string>& tests, c
                                         const std::vector<std::string>& run_opts = {});
 // A compare with no live or saved-mode option of its own; UsageError.
 void reject_other_modes(const CompareArgs& c);
+// A live compare's schedule (--rounds, --time-budget, --precision, --seed,
+// --host-profile, --profile-out) in a compare whose `unit` (a boot, a load)
+// holds one run each: UsageError naming the first given.
+void reject_schedule(const CompareArgs& c, const std::string& mode, const std::string& unit);
 
 struct BisectArgs {
     std::string good, kernel, append, boots = "3", fail_if_slower = "0", alpha = "0.05", guest_run, db, label;

@@ -30,13 +30,7 @@ void reject_other_options(const CompareArgs& c) {
     if (!c.configs.empty() || !c.vs.empty() || !c.against.empty() || !c.common.kernel.empty() || c.common.emulated)
         throw UsageError("--module reloads a module on this host; --config, --vs, --against, --kernel and --emulated "
                          "do not apply (inside a guest: exitbench boot --kernel K -- compare --module ...)");
-    std::pair<bool, const char*> given[] = {
-        {!c.rounds.empty(), "--rounds"}, {!c.time_budget.empty(), "--time-budget"}, {!c.precision.empty(), "--precision"},
-        {!c.seed.empty(), "--seed"},     {!c.host_profile.empty(), "--host-profile"},
-        {!c.common.profile_out.empty(), "--profile-out"}};
-    for (auto [set, name] : given)
-        if (set) throw UsageError(fmt::format("{} does not apply to --module: each load holds one run, and the load "
-                                              "is the unit", name));
+    reject_schedule(c, "--module", "load");
 }
 
 std::vector<std::string> header(const lab::ModuleAbOutcome& done, const std::string& module, unsigned n) {
