@@ -46,7 +46,7 @@ void on_stop_signal(int sig) {
         return;
     }
     if (!lab::tracing_active() && !lab::module_change_active()) _exit(128 + sig);
-    static const char msg[] = "exitbench: stopping: removing the ftrace instance or restoring the module first "
+    static const char msg[] = "exitbench: stopping: removing the ftrace instance first, or restoring the module "
                               "(SIGKILL would leave them behind)\n";
     ssize_t n = write(STDERR_FILENO, msg, sizeof msg - 1);
     (void)n;

@@ -114,7 +114,7 @@ public:
         done_ = true;
         if (reload_) reload_all();
         else
-            for (const auto& [k, v] : differing(before_, h_.params(m_))) attempt([&] { h_.write(m_, k, v); });
+            for (const auto& p : differing(before_, h_.params(m_))) attempt([&] { h_.write(m_, p.first, p.second); });
         auto left = h_.loaded(m_) ? differing(before_, h_.params(m_)) : before_;
         ok_ = h_.loaded(m_) && left.empty();
         for (const auto& [up, params] : up_) ok_ = ok_ && h_.loaded(up) && differing(params, h_.params(up)).empty();
@@ -144,8 +144,8 @@ private:
             if (attempt([&] { h_.unload(m); })) attempt([&] { h_.load(m, argv_of(diff)); });
     }
     void reload_all() {
-        for (const auto& [up, params] : up_)
-            if (h_.loaded(up)) attempt([&] { h_.unload(up); });
+        for (const auto& up : up_)
+            if (h_.loaded(up.first)) attempt([&] { h_.unload(up.first); });
         if (h_.loaded(m_)) {
             wait_unused(h_, m_);
             attempt([&] { h_.unload(m_); });
