@@ -34,18 +34,13 @@ void reject_other_options(const CompareArgs& c) {
 }
 
 std::vector<std::string> header(const lab::ModuleAbOutcome& done, const std::string& module, unsigned n) {
-    auto words = [](const lab::ModuleParams& p) {
-        std::string s;
-        for (const auto& [k, v] : p) s += (s.empty() ? "" : " ") + k + "=" + v;
-        return s;
-    };
     return {done.reload ? fmt::format("module A/B of {}: {} loads a side in A B B A order, one run each; the load is "
                                       "the unit", module, n)
                         : fmt::format("module A/B of {}: the parameters are writable at run time, so they were "
                                       "written; {} runs a side in A B B A order in one load; the run is the unit",
                                       module, n),
-            fmt::format("{} before: {}", module, words(done.before)),
-            fmt::format("{} after:  {}", module, words(done.after)), done.restored.back()};
+            fmt::format("{} before: {}", module, lab::param_words(done.before)),
+            fmt::format("{} after:  {}", module, lab::param_words(done.after)), done.restored.back()};
 }
 
 } // namespace

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <fmt/format.h>
-#include <map>
 #include <sstream>
 #include <thread>
 
@@ -16,12 +15,6 @@ namespace eb::lab {
 namespace {
 
 std::atomic<int> g_changes{0};
-
-std::string words_of(const ModuleParams& p) {
-    std::string out;
-    for (const auto& [k, v] : p) out += (out.empty() ? "" : " ") + k + "=" + v;
-    return out;
-}
 
 std::vector<std::string> argv_of(const ModuleParams& p) {
     std::vector<std::string> out;
@@ -48,8 +41,9 @@ ModuleParams differing(const ModuleParams& before, const ModuleParams& now) {
 int other_users(const ModuleHost& h, const std::string& m) {
     int refs = h.refcount(m);
     if (refs < 0) return -1;
-    int users = refs - int(h.holders(m).size());
-    for (const auto& up : h.holders(m)) {
+    auto holders = h.holders(m);
+    int users = refs - int(holders.size());
+    for (const auto& up : holders) {
         int above = other_users(h, up);
         if (above < 0) return -1;
         users += above;
@@ -119,10 +113,10 @@ public:
         ok_ = h_.loaded(m_) && left.empty();
         for (const auto& [up, params] : up_) ok_ = ok_ && h_.loaded(up) && differing(params, h_.params(up)).empty();
         if (!h_.loaded(m_))
-            lines_.push_back(fmt::format("{} is NOT loaded: load it with modprobe {} {}", m_, m_, words_of(before_)));
+            lines_.push_back(fmt::format("{} is NOT loaded: load it with modprobe {} {}", m_, m_, param_words(before_)));
         else if (!left.empty())
             lines_.push_back(fmt::format("{} is back, but these differ from before: {} (set them by hand)", m_,
-                                         words_of(left)));
+                                         param_words(left)));
         else
             lines_.push_back(fmt::format("{} restored: its {} parameters read as before", m_, before_.size()));
         --g_changes;
@@ -234,7 +228,7 @@ void run_slots(const ModuleAbSpec& spec, ModuleHost& h, const SlotRunner& run, c
         int side = order[i];
         if (obs.note)
             obs.note(fmt::format("{} {} of {} ({}: {} {})", out.reload ? "load" : "run", i + 1, order.size(),
-                                 side_name(side), spec.module, words_of(sides[side])));
+                                 side_name(side), spec.module, param_words(sides[side])));
         try {
             apply(h, spec.module, out.reload, sides[side]);
         } catch (const std::exception& e) {

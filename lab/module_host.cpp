@@ -129,6 +129,12 @@ std::string as_bool(std::string s) {
 
 } // namespace
 
+std::string param_words(const ModuleParams& p) {
+    std::string out;
+    for (const auto& [k, v] : p) out += (out.empty() ? "" : " ") + k + "=" + v;
+    return out;
+}
+
 std::unique_ptr<ModuleHost> system_modules(const std::string& sysfs) { return std::make_unique<SystemModules>(sysfs); }
 
 bool reads_as(const std::string& asked, const std::string& shown) {

@@ -13,6 +13,9 @@ namespace eb::lab {
 
 using ModuleParams = std::vector<std::pair<std::string, std::string>>;  // by name, as sysfs shows them
 
+// "npt=Y nested=1": the parameters as one line, as modprobe takes them.
+std::string param_words(const ModuleParams& p);
+
 class ModuleHost {
 public:
     virtual ~ModuleHost() = default;
